@@ -1,0 +1,129 @@
+//! Connector and task traits (Kafka Connect's `SourceConnector`, `SourceTask`, `SinkConnector`,
+//! `SinkTask`). Tasks are built by the plugin, not by a running connector.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+use crate::config_def::ConfigIssue;
+use crate::error::Result;
+use crate::record::{OffsetMap, SinkRecord, SourceRecord};
+use crate::ConfigMap;
+
+/// Reads the committed offsets of the connector's source partitions.
+pub trait OffsetReader: Send + Sync {
+    /// The last committed offset of `partition`, if any.
+    fn offset(&self, partition: &OffsetMap) -> Option<OffsetMap>;
+}
+
+/// What a source task gets from the runtime.
+#[derive(Clone)]
+pub struct SourceTaskContext {
+    /// Connector name.
+    pub connector: String,
+    /// Task number.
+    pub task: u32,
+    /// Committed offsets of this connector.
+    pub offsets: Arc<dyn OffsetReader>,
+    /// Cancelled when the task is asked to stop; long waits inside `poll` may watch it.
+    pub cancel: CancellationToken,
+}
+
+/// What a sink task gets from the runtime.
+#[derive(Clone)]
+pub struct SinkTaskContext {
+    /// Connector name.
+    pub connector: String,
+    /// Task number.
+    pub task: u32,
+    /// Cancelled when the task is asked to stop.
+    pub cancel: CancellationToken,
+}
+
+/// A topic partition.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TopicPartition {
+    /// Topic name.
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+}
+
+/// A source connector: validates its configuration and plans its tasks.
+#[async_trait]
+pub trait SourceConnector: Send {
+    /// Starts the connector with its configuration.
+    async fn start(&mut self, props: &ConfigMap) -> Result<()>;
+    /// Plans at most `max_tasks` task configurations.
+    fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>>;
+    /// Stops the connector.
+    async fn stop(&mut self) -> Result<()>;
+    /// Cross-key checks beyond the plugin's ConfigDef (pure, no I/O).
+    fn validate(&self, _props: &ConfigMap) -> Vec<ConfigIssue> {
+        Vec::new()
+    }
+}
+
+/// A source task: polls an external system for records.
+#[async_trait]
+pub trait SourceTask: Send {
+    /// Starts the task with its configuration.
+    async fn start(&mut self, ctx: SourceTaskContext, props: &ConfigMap) -> Result<()>;
+    /// Returns the next records; an empty batch when there is nothing yet. Must be cancel-safe:
+    /// when the future is dropped, no record may be lost (the next call returns it).
+    async fn poll(&mut self) -> Result<Vec<SourceRecord>>;
+    /// Called after offsets were committed.
+    async fn commit(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Stops the task; called once, after the last `poll`.
+    async fn stop(&mut self) -> Result<()>;
+}
+
+/// A sink connector: validates its configuration and plans its tasks.
+#[async_trait]
+pub trait SinkConnector: Send {
+    /// Starts the connector with its configuration.
+    async fn start(&mut self, props: &ConfigMap) -> Result<()>;
+    /// Plans at most `max_tasks` task configurations.
+    fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>>;
+    /// Stops the connector.
+    async fn stop(&mut self) -> Result<()>;
+    /// Cross-key checks beyond the plugin's ConfigDef (pure, no I/O).
+    fn validate(&self, _props: &ConfigMap) -> Vec<ConfigIssue> {
+        Vec::new()
+    }
+}
+
+/// Offsets per topic partition: the next offset to read (last processed + 1).
+pub type PartitionOffsets = BTreeMap<TopicPartition, i64>;
+
+/// A sink task: writes records outward.
+#[async_trait]
+pub trait SinkTask: Send {
+    /// Starts the task with its configuration.
+    async fn start(&mut self, ctx: SinkTaskContext, props: &ConfigMap) -> Result<()>;
+    /// Partitions were assigned to this task.
+    async fn open(&mut self, _partitions: &[TopicPartition]) -> Result<()> {
+        Ok(())
+    }
+    /// Writes (or buffers) records. A retriable error redelivers the same batch.
+    async fn put(&mut self, records: Vec<SinkRecord>) -> Result<()>;
+    /// Makes everything `put` so far durable.
+    async fn flush(&mut self, _offsets: &PartitionOffsets) -> Result<()> {
+        Ok(())
+    }
+    /// Returns the offsets that are safe to commit; by default flushes and returns them all.
+    async fn pre_commit(&mut self, offsets: PartitionOffsets) -> Result<PartitionOffsets> {
+        self.flush(&offsets).await?;
+        Ok(offsets)
+    }
+    /// Partitions are taken from this task.
+    async fn close(&mut self, _partitions: &[TopicPartition]) -> Result<()> {
+        Ok(())
+    }
+    /// Stops the task; called once.
+    async fn stop(&mut self) -> Result<()>;
+}

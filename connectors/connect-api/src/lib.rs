@@ -1,0 +1,37 @@
+//! The plugin contract of connect-rs.
+//!
+//! Connectors depend on this crate and nothing else of the runtime. It holds the data model
+//! ([`Schema`], [`Value`], [`Struct`], [`Headers`], [`SourceRecord`], [`SinkRecord`]), the plugin
+//! traits ([`SourceConnector`], [`SourceTask`], [`SinkConnector`], [`SinkTask`], [`Converter`],
+//! [`HeaderConverter`]), the data-driven [`ConfigDef`] and the one error type [`ConnectError`].
+//! Names and semantics follow Apache Kafka Connect's `connect-api`.
+
+pub mod config_def;
+pub mod connector;
+pub mod converter;
+pub mod error;
+pub mod headers;
+pub mod logical;
+pub mod plugin;
+pub mod record;
+pub mod schema;
+pub mod value;
+
+pub use config_def::{
+    ConfigDef, ConfigIssue, ConfigKey, ConfigType, ConfigValue, ConfigValues, Importance, Validator,
+};
+pub use connector::{
+    OffsetReader, SinkConnector, SinkTask, SinkTaskContext, SourceConnector, SourceTask,
+    SourceTaskContext, TopicPartition,
+};
+pub use converter::{Converter, HeaderConverter, SchemaAndValue};
+pub use error::{ConnectError, Result};
+pub use headers::{Header, Headers};
+pub use plugin::{PluginDesc, PluginKind, SinkPlugin, SourcePlugin};
+pub use record::{ConnectRecord, OffsetMap, SinkRecord, SourceRecord, TimestampType};
+pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, SchemaType};
+pub use value::{Struct, Value};
+
+/// A connector's or task's configuration: string keys to string values, as Java's
+/// `Map<String, String>`.
+pub type ConfigMap = std::collections::BTreeMap<String, String>;

@@ -1,0 +1,1 @@
+//! FileStreamSource and FileStreamSink connectors.

@@ -1,0 +1,1 @@
+//! connect-rs runtime.

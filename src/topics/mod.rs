@@ -1,0 +1,118 @@
+//! Where topic data lives: the traits the worker uses, and their implementations —
+//! [`local`] (the embedded durable log, used without `bootstrap.servers`) and, later, Kafka.
+
+pub mod local;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use async_trait::async_trait;
+pub use connect_api::TopicPartition;
+use futures::future::BoxFuture;
+
+/// Offsets per topic partition: the next offset to read (last processed + 1).
+pub type PartitionOffsets = BTreeMap<TopicPartition, i64>;
+
+/// A record to append to a topic.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProducerRecord {
+    /// Topic name.
+    pub topic: String,
+    /// Partition; `None` lets the partitioner choose (murmur2 of the key, or spread when null).
+    pub partition: Option<i32>,
+    /// Key bytes; `None` is a null key.
+    pub key: Option<Vec<u8>>,
+    /// Value bytes; `None` is a null value (tombstone).
+    pub value: Option<Vec<u8>>,
+    /// Timestamp in epoch milliseconds; `None` lets the log use the append time.
+    pub timestamp: Option<i64>,
+    /// Headers, in order; a `None` value is a null header value.
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+}
+
+/// A record read from a topic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsumedRecord {
+    /// Topic name.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Offset in the partition.
+    pub offset: i64,
+    /// Timestamp in epoch milliseconds.
+    pub timestamp: i64,
+    /// Key bytes.
+    pub key: Option<Vec<u8>>,
+    /// Value bytes.
+    pub value: Option<Vec<u8>>,
+    /// Headers, in order.
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+}
+
+/// What a sink consumer subscribes to.
+#[derive(Debug, Clone)]
+pub enum Subscription {
+    /// These topics (created if absent).
+    Topics(Vec<String>),
+    /// Every topic whose whole name matches this regular expression, now or later.
+    Pattern(regex::Regex),
+}
+
+/// Errors of the topic layer.
+#[derive(Debug, thiserror::Error)]
+pub enum TopicError {
+    /// An I/O failure, with the path or operation.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Data on disk is not in the expected format.
+    #[error("{0}")]
+    Corrupt(String),
+    /// The log is used by another process or was closed.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A transient failure that may succeed when retried.
+    #[error("{0}")]
+    Retriable(String),
+    /// Any other failure.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl TopicError {
+    /// Whether the operation may be retried.
+    pub fn is_retriable(&self) -> bool {
+        matches!(self, Self::Retriable(_))
+    }
+}
+
+/// Resolves once every record of a batch is durable (embedded log: fsynced; Kafka: acks=all).
+pub type Delivery = BoxFuture<'static, Result<(), TopicError>>;
+
+/// Appends records to topics.
+pub trait TopicProducer: Send + Sync {
+    /// Queues a batch; records of one partition keep their order. The returned future resolves
+    /// when the whole batch is durable. May wait (back-pressure) while too much is in flight.
+    fn send_batch(&self, records: Vec<ProducerRecord>) -> BoxFuture<'_, Result<Delivery, TopicError>>;
+}
+
+/// Reads topics as a member of a consumer group.
+#[async_trait]
+pub trait TopicConsumer: Send {
+    /// Sets the subscription; starts each assigned partition at the group's committed offset,
+    /// or at the beginning when there is none (`auto.offset.reset=earliest`).
+    async fn subscribe(&mut self, subscription: Subscription) -> Result<(), TopicError>;
+    /// Returns up to `max` records, waiting up to `timeout` when none is available.
+    async fn poll(&mut self, max: usize, timeout: Duration) -> Result<Vec<ConsumedRecord>, TopicError>;
+    /// Commits the group's offsets (next offset to read) durably.
+    async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError>;
+    /// The partitions assigned to this consumer now.
+    fn assignment(&self) -> Vec<TopicPartition>;
+    /// Whether every assigned partition has been read to its current end.
+    fn at_end(&self) -> bool;
+}
