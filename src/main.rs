@@ -1,1 +1,40 @@
-fn main() {}
+//! The `connect-rs` binary: parse the command line, set up logging, run, map errors to exit
+//! codes (1 usage, 2 start-up failure, 3 connector creation failure, as Kafka Connect).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use connect_rs::cli::{Cli, Command};
+use connect_rs::commands;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    commands::init_logging(cli.log_level.as_deref());
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: could not start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Standalone(args) => commands::standalone::run(args).await,
+            Command::Topics(args) => commands::topics::run(args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {:#}", e.error);
+            ExitCode::from(e.code)
+        }
+    }
+}

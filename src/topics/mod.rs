@@ -116,3 +116,11 @@ pub trait TopicConsumer: Send {
     /// Whether every assigned partition has been read to its current end.
     fn at_end(&self) -> bool;
 }
+
+/// A place where topics live: hands out producers and group consumers.
+pub trait TopicBackend: Send + Sync {
+    /// The producer shared by source tasks.
+    fn producer(&self) -> std::sync::Arc<dyn TopicProducer>;
+    /// A consumer that is member `member` of `members` in `group`.
+    fn consumer(&self, group: &str, member: usize, members: usize) -> Box<dyn TopicConsumer>;
+}

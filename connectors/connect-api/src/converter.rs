@@ -25,6 +25,7 @@ pub trait Converter: Send + Sync {
     fn configure(&mut self, props: &ConfigMap, is_key: bool) -> Result<()>;
 
     /// Serializes a value; `None` is a null payload (tombstone).
+    #[allow(clippy::wrong_self_convention)]
     ///
     /// # Errors
     /// A data error when the value does not fit the schema or the format.
@@ -53,6 +54,7 @@ pub trait HeaderConverter: Send + Sync {
     fn configure(&mut self, props: &ConfigMap) -> Result<()>;
 
     /// Serializes one header value.
+    #[allow(clippy::wrong_self_convention)]
     ///
     /// # Errors
     /// A data error when the value cannot be represented.

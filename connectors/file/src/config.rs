@@ -1,0 +1,167 @@
+//! Configuration keys of the FileStream connectors (Kafka's `FileStreamSourceConnector.CONFIG_DEF`
+//! and `FileStreamSinkConnector.CONFIG_DEF`).
+
+use connect_api::config_def::Default as KeyDefault;
+use connect_api::{
+    ConfigDef, ConfigIssue, ConfigKey, ConfigMap, ConfigType, ConfigValues, ConnectError,
+    Importance, Result, Validator,
+};
+
+/// Class name of the source connector.
+pub const SOURCE_CONNECTOR_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+/// Class name of the sink connector.
+pub const SINK_CONNECTOR_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+
+/// `file`: the file to read (source) or append to (sink); stdin/stdout when unset.
+pub const FILE_CONFIG: &str = "file";
+/// `topic`: the topic the source publishes to.
+pub const TOPIC_CONFIG: &str = "topic";
+/// `batch.size`: the most records one `poll` returns.
+pub const TASK_BATCH_SIZE_CONFIG: &str = "batch.size";
+/// Default of `batch.size`.
+pub const DEFAULT_TASK_BATCH_SIZE: i32 = 2000;
+
+/// The source connector's configuration keys: `file`, `topic`, `batch.size`.
+pub fn source_config_def() -> ConfigDef {
+    ConfigDef::new()
+        .define(ConfigKey::new(
+            FILE_CONFIG,
+            ConfigType::String,
+            KeyDefault::Null,
+            Importance::High,
+            "Source filename. If not specified, the standard input will be used",
+        ))
+        .define(
+            ConfigKey::new(
+                TOPIC_CONFIG,
+                ConfigType::String,
+                KeyDefault::Required,
+                Importance::High,
+                "The topic to publish data to",
+            )
+            .validator(Validator::NonEmptyString),
+        )
+        .define(
+            ConfigKey::new(
+                TASK_BATCH_SIZE_CONFIG,
+                ConfigType::Int,
+                KeyDefault::Value("2000"),
+                Importance::Low,
+                "The maximum number of records the source task can read from the file each time \
+                 it is polled",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+}
+
+/// The sink connector's configuration keys: `file`.
+pub fn sink_config_def() -> ConfigDef {
+    ConfigDef::new().define(ConfigKey::new(
+        FILE_CONFIG,
+        ConfigType::String,
+        KeyDefault::Null,
+        Importance::High,
+        "Destination filename. If not specified, the standard output will be used",
+    ))
+}
+
+/// Parses `props` with `def`, turning every issue into one configuration error.
+pub(crate) fn parse(def: &ConfigDef, props: &ConfigMap) -> Result<ConfigValues> {
+    def.parse(props).map_err(|issues: Vec<ConfigIssue>| {
+        let key = issues.first().map(|i| i.key.clone()).unwrap_or_default();
+        let message = issues
+            .iter()
+            .map(|i| i.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        ConnectError::config(key, message)
+    })
+}
+
+/// Source settings, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SourceSettings {
+    /// The file, or `None` for stdin.
+    pub filename: Option<String>,
+    /// Destination topic.
+    pub topic: String,
+    /// Records per poll, at least 1.
+    pub batch_size: usize,
+}
+
+impl SourceSettings {
+    /// Parses and validates the source configuration.
+    pub(crate) fn parse(props: &ConfigMap) -> Result<Self> {
+        let values = parse(&source_config_def(), props)?;
+        let filename = values
+            .string(FILE_CONFIG)
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned);
+        let topic = values.string(TOPIC_CONFIG).unwrap_or_default().to_owned();
+        let batch_size = values
+            .int(TASK_BATCH_SIZE_CONFIG)
+            .and_then(|b| usize::try_from(b).ok())
+            .unwrap_or(2000)
+            .max(1);
+        Ok(Self {
+            filename,
+            topic,
+            batch_size,
+        })
+    }
+}
+
+/// Sink settings, parsed: the file, or `None` for stdout.
+pub(crate) fn sink_filename(props: &ConfigMap) -> Result<Option<String>> {
+    let values = parse(&sink_config_def(), props)?;
+    Ok(values
+        .string(FILE_CONFIG)
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn source_defaults_and_validation() {
+        let s = SourceSettings::parse(&props(&[("topic", "t")])).unwrap();
+        assert_eq!(
+            s,
+            SourceSettings {
+                filename: None,
+                topic: "t".into(),
+                batch_size: 2000
+            }
+        );
+        let err = SourceSettings::parse(&props(&[("topic", " "), ("batch.size", "0")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("String must be non-empty"), "{err}");
+        assert!(err.contains("Value must be at least 1"), "{err}");
+        let err = SourceSettings::parse(&props(&[])).unwrap_err().to_string();
+        assert!(
+            err.contains("Missing required configuration \"topic\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn sink_file_is_optional() {
+        assert_eq!(sink_filename(&props(&[])).unwrap(), None);
+        assert_eq!(
+            sink_filename(&props(&[("file", "/tmp/x")]))
+                .unwrap()
+                .as_deref(),
+            Some("/tmp/x")
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! Command-line interface (clap).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+/// Apache Kafka Connect rebuilt in Rust: one small, fast binary.
+#[derive(Debug, Parser)]
+#[command(name = "connect-rs", version, about, long_about = None)]
+pub struct Cli {
+    /// Log level or tracing filter (e.g. `info`, `debug`, `connect_rs=debug`); default from
+    /// RUST_LOG, else `info`.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a standalone worker with the connectors of the given files.
+    Standalone(StandaloneArgs),
+    /// Inspect the topics of the embedded log.
+    Topics(TopicsArgs),
+}
+
+/// Arguments of `standalone`.
+#[derive(Debug, clap::Args)]
+pub struct StandaloneArgs {
+    /// Exit 0 once every source task has returned no records and every sink has consumed to
+    /// the end of its topics for this long (default 2s), after the final offset flush.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "2s",
+        value_parser = parse_duration
+    )]
+    pub exit_when_idle: Option<Duration>,
+    /// Worker configuration (.properties, .json or .toml).
+    #[arg(value_name = "WORKER_FILE")]
+    pub worker_file: PathBuf,
+    /// Connector configurations (.properties, .json or .toml).
+    #[arg(value_name = "CONNECTOR_FILE", required = true)]
+    pub connector_files: Vec<PathBuf>,
+}
+
+/// Arguments of `topics`.
+#[derive(Debug, clap::Args)]
+pub struct TopicsArgs {
+    /// Worker configuration naming the embedded log (`embedded.log.dir`).
+    #[arg(long, value_name = "WORKER_FILE")]
+    pub worker: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub action: TopicsAction,
+}
+
+/// Actions of `topics`.
+#[derive(Debug, Subcommand)]
+pub enum TopicsAction {
+    /// List topics with their partitions' end offsets.
+    List,
+    /// Print records of a topic: partition, offset, headers, key and value, tab-separated.
+    Read {
+        /// Topic name.
+        topic: String,
+        /// Start at the earliest record instead of the end.
+        #[arg(long)]
+        from_beginning: bool,
+        /// Exit after printing this many records.
+        #[arg(long, value_name = "N")]
+        max: Option<u64>,
+        /// Read only this partition.
+        #[arg(long, value_name = "P")]
+        partition: Option<i32>,
+        /// Exit when no record arrives for this many milliseconds (default: keep waiting).
+        #[arg(long, value_name = "MS")]
+        timeout_ms: Option<u64>,
+    },
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s)
+        .map_err(|e| format!("expected a duration such as 500ms or 2s: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standalone(args: &[&str]) -> StandaloneArgs {
+        let mut all = vec!["connect-rs", "standalone"];
+        all.extend_from_slice(args);
+        match Cli::try_parse_from(all).unwrap().command {
+            Command::Standalone(a) => a,
+            Command::Topics(_) => panic!("wrong subcommand"),
+        }
+    }
+
+    #[test]
+    fn exit_when_idle_bare_means_two_seconds_and_does_not_eat_the_worker_file() {
+        let a = standalone(&["--exit-when-idle", "w.properties", "c.properties"]);
+        assert_eq!(a.exit_when_idle, Some(Duration::from_secs(2)));
+        assert_eq!(a.worker_file, PathBuf::from("w.properties"));
+        assert_eq!(a.connector_files, [PathBuf::from("c.properties")]);
+    }
+
+    #[test]
+    fn exit_when_idle_takes_a_duration() {
+        let a = standalone(&["--exit-when-idle=500ms", "w", "c"]);
+        assert_eq!(a.exit_when_idle, Some(Duration::from_millis(500)));
+        assert_eq!(standalone(&["w", "c"]).exit_when_idle, None);
+    }
+
+    #[test]
+    fn a_connector_file_is_required() {
+        assert!(Cli::try_parse_from(["connect-rs", "standalone", "w"]).is_err());
+    }
+}

@@ -1,0 +1,47 @@
+//! The subcommands, and what they share: logging set-up and exit codes.
+
+pub mod standalone;
+pub mod topics;
+
+use tracing_subscriber::EnvFilter;
+
+/// Exit code for usage errors (as Kafka Connect).
+pub const EXIT_USAGE: u8 = 1;
+/// Exit code for start-up failures (as Kafka Connect).
+pub const EXIT_STARTUP: u8 = 2;
+/// Exit code for connector creation failures (as Kafka Connect).
+pub const EXIT_CONNECTOR: u8 = 3;
+/// Exit code of `--exit-when-idle` runs in which a task failed.
+pub const EXIT_TASK_FAILED: u8 = 4;
+
+/// An error that ends the process with `code`.
+#[derive(Debug)]
+pub struct CommandError {
+    /// The exit code.
+    pub code: u8,
+    /// What went wrong (printed with its context chain).
+    pub error: anyhow::Error,
+}
+
+impl CommandError {
+    /// An error ending the process with `code`.
+    pub fn new(code: u8, error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            code,
+            error: error.into(),
+        }
+    }
+}
+
+/// Sets up tracing: `--log-level`, else `RUST_LOG`, else `info`. Logs go to stderr.
+pub fn init_logging(level: Option<&str>) {
+    let filter = level
+        .map(EnvFilter::new)
+        .or_else(|| EnvFilter::try_from_default_env().ok())
+        .unwrap_or_else(|| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}

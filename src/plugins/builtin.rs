@@ -1,0 +1,14 @@
+//! The one explicit list of built-in plugins.
+
+use std::sync::Arc;
+
+use super::registry::PluginRegistry;
+
+/// A registry holding every plugin compiled into this binary.
+pub fn registry() -> PluginRegistry {
+    PluginRegistry::new(
+        vec![Arc::new(connect_file::FileStreamSourcePlugin)],
+        vec![Arc::new(connect_file::FileStreamSinkPlugin)],
+        crate::converters::builtin_converters(),
+    )
+}

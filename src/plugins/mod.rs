@@ -1,0 +1,7 @@
+//! The plugin registry: Java class names and derived aliases → factories. The one explicit list
+//! of built-in plugins is in [`builtin`].
+
+pub mod builtin;
+pub mod registry;
+
+pub use registry::{ConnectorPlugin, PluginRegistry, RegistryError};

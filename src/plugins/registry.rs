@@ -1,0 +1,299 @@
+//! Name resolution for plugins, with Kafka Connect's alias rules: the fully qualified class
+//! name, the simple class name, and the simple name without its type suffix (`Connector`,
+//! `Converter`, ...). An alias that would name two classes of one kind is dropped.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use connect_api::{Converter, HeaderConverter, PluginDesc, PluginKind, SinkPlugin, SourcePlugin};
+
+use crate::converters::ConverterDesc;
+
+/// A connector plugin of either direction.
+#[derive(Clone)]
+pub enum ConnectorPlugin {
+    /// A source connector.
+    Source(Arc<dyn SourcePlugin>),
+    /// A sink connector.
+    Sink(Arc<dyn SinkPlugin>),
+}
+
+impl ConnectorPlugin {
+    /// Static facts.
+    pub fn desc(&self) -> PluginDesc {
+        match self {
+            Self::Source(p) => p.desc(),
+            Self::Sink(p) => p.desc(),
+        }
+    }
+
+    /// The plugin's own configuration keys.
+    pub fn config_def(&self) -> connect_api::ConfigDef {
+        match self {
+            Self::Source(p) => p.config_def(),
+            Self::Sink(p) => p.config_def(),
+        }
+    }
+}
+
+/// A name that matches no plugin of the wanted kind.
+#[derive(Debug, thiserror::Error)]
+#[error("Failed to find any class that implements {kind} and which name matches {name}. Available: {available}")]
+pub struct RegistryError {
+    /// What kind of plugin was wanted (`Connector`, `Converter`, `HeaderConverter`).
+    pub kind: &'static str,
+    /// The name asked for.
+    pub name: String,
+    /// The plugins of that kind, as `Alias (fully.qualified.Name)`, comma-separated.
+    pub available: String,
+}
+
+#[derive(Clone)]
+enum Factory {
+    Connector(ConnectorPlugin),
+    Converter(ConverterDesc),
+}
+
+struct Entry {
+    desc: PluginDesc,
+    factory: Factory,
+}
+
+/// All plugins known to this binary, by name and alias.
+pub struct PluginRegistry {
+    entries: Vec<Entry>,
+    /// (kind group, name) → index into `entries`; `None` marks an ambiguous alias.
+    names: HashMap<(Group, String), Option<usize>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Group {
+    Connector,
+    Converter,
+    HeaderConverter,
+}
+
+fn groups(kind: PluginKind, desc: Option<&ConverterDesc>) -> Vec<Group> {
+    match (kind, desc) {
+        (PluginKind::Source | PluginKind::Sink, _) => vec![Group::Connector],
+        (_, Some(c)) => {
+            let mut g = Vec::new();
+            if c.new_converter.is_some() {
+                g.push(Group::Converter);
+            }
+            if c.new_header_converter.is_some() {
+                g.push(Group::HeaderConverter);
+            }
+            g
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The simple class name: the part after the last `.`.
+fn simple_name(class_name: &str) -> &str {
+    class_name.rsplit('.').next().unwrap_or(class_name)
+}
+
+impl PluginRegistry {
+    /// A registry of the given plugins.
+    pub fn new(
+        sources: Vec<Arc<dyn SourcePlugin>>,
+        sinks: Vec<Arc<dyn SinkPlugin>>,
+        converters: Vec<ConverterDesc>,
+    ) -> Self {
+        let mut entries = Vec::new();
+        for p in sources {
+            entries.push(Entry {
+                desc: p.desc(),
+                factory: Factory::Connector(ConnectorPlugin::Source(p)),
+            });
+        }
+        for p in sinks {
+            entries.push(Entry {
+                desc: p.desc(),
+                factory: Factory::Connector(ConnectorPlugin::Sink(p)),
+            });
+        }
+        for c in converters {
+            let kind = if c.new_converter.is_some() {
+                PluginKind::Converter
+            } else {
+                PluginKind::HeaderConverter
+            };
+            entries.push(Entry {
+                desc: PluginDesc {
+                    class_name: c.class_name,
+                    kind,
+                    version: env!("CARGO_PKG_VERSION"),
+                },
+                factory: Factory::Converter(c),
+            });
+        }
+        let mut names: HashMap<(Group, String), Option<usize>> = HashMap::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let conv = match &entry.factory {
+                Factory::Converter(c) => Some(c),
+                Factory::Connector(_) => None,
+            };
+            for group in groups(entry.desc.kind, conv) {
+                let suffix = match group {
+                    Group::Connector => "Connector",
+                    Group::Converter => "Converter",
+                    Group::HeaderConverter => "HeaderConverter",
+                };
+                names.insert((group, entry.desc.class_name.to_owned()), Some(i));
+                let simple = simple_name(entry.desc.class_name);
+                let mut aliases = vec![simple.to_owned()];
+                if let Some(short) = simple.strip_suffix(suffix).filter(|s| !s.is_empty()) {
+                    aliases.push(short.to_owned());
+                }
+                for alias in aliases {
+                    names
+                        .entry((group, alias))
+                        .and_modify(|e| {
+                            if *e != Some(i) {
+                                *e = None;
+                            }
+                        })
+                        .or_insert(Some(i));
+                }
+            }
+        }
+        Self { entries, names }
+    }
+
+    /// The registry of every built-in plugin.
+    pub fn builtin() -> Self {
+        super::builtin::registry()
+    }
+
+    fn find(&self, group: Group, name: &str) -> Option<&Entry> {
+        let name = name.trim();
+        self.names
+            .get(&(group, name.to_owned()))
+            .copied()
+            .flatten()
+            .map(|i| &self.entries[i])
+    }
+
+    fn not_found(&self, group: Group, name: &str) -> RegistryError {
+        let mut available: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|e| {
+                let conv = match &e.factory {
+                    Factory::Converter(c) => Some(c),
+                    Factory::Connector(_) => None,
+                };
+                groups(e.desc.kind, conv).contains(&group)
+            })
+            .map(|e| format!("{} ({})", simple_name(e.desc.class_name), e.desc.class_name))
+            .collect();
+        available.sort();
+        RegistryError {
+            kind: match group {
+                Group::Connector => "Connector",
+                Group::Converter => "Converter",
+                Group::HeaderConverter => "HeaderConverter",
+            },
+            name: name.to_owned(),
+            available: available.join(", "),
+        }
+    }
+
+    /// The connector plugin called `name` (class name or alias).
+    ///
+    /// # Errors
+    /// [`RegistryError`] listing the available connectors.
+    pub fn connector(&self, name: &str) -> Result<ConnectorPlugin, RegistryError> {
+        match self.find(Group::Connector, name).map(|e| &e.factory) {
+            Some(Factory::Connector(p)) => Ok(p.clone()),
+            _ => Err(self.not_found(Group::Connector, name)),
+        }
+    }
+
+    /// A new, unconfigured converter called `name`.
+    ///
+    /// # Errors
+    /// [`RegistryError`] listing the available converters.
+    pub fn converter(&self, name: &str) -> Result<Box<dyn Converter>, RegistryError> {
+        match self.find(Group::Converter, name).map(|e| &e.factory) {
+            Some(Factory::Converter(ConverterDesc {
+                new_converter: Some(new),
+                ..
+            })) => Ok(new()),
+            _ => Err(self.not_found(Group::Converter, name)),
+        }
+    }
+
+    /// A new, unconfigured header converter called `name`.
+    ///
+    /// # Errors
+    /// [`RegistryError`] listing the available header converters.
+    pub fn header_converter(&self, name: &str) -> Result<Box<dyn HeaderConverter>, RegistryError> {
+        match self.find(Group::HeaderConverter, name).map(|e| &e.factory) {
+            Some(Factory::Converter(ConverterDesc {
+                new_header_converter: Some(new),
+                ..
+            })) => Ok(new()),
+            _ => Err(self.not_found(Group::HeaderConverter, name)),
+        }
+    }
+
+    /// Every plugin's static facts, in registration order.
+    pub fn descriptors(&self) -> impl Iterator<Item = PluginDesc> + '_ {
+        self.entries.iter().map(|e| e.desc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connectors_resolve_by_class_name_and_aliases() {
+        let r = PluginRegistry::builtin();
+        for name in [
+            "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "FileStreamSourceConnector",
+            "FileStreamSource",
+        ] {
+            let p = r.connector(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(matches!(p, ConnectorPlugin::Source(_)), "{name}");
+        }
+        assert!(matches!(r.connector("FileStreamSink").unwrap(), ConnectorPlugin::Sink(_)));
+    }
+
+    #[test]
+    fn converters_resolve_by_class_name_and_aliases() {
+        let r = PluginRegistry::builtin();
+        for name in [
+            "org.apache.kafka.connect.json.JsonConverter",
+            "JsonConverter",
+            "Json",
+            "org.apache.kafka.connect.storage.StringConverter",
+            "String",
+            "ByteArrayConverter",
+            "ByteArray",
+        ] {
+            assert!(r.converter(name).is_ok(), "{name}");
+        }
+        for name in ["org.apache.kafka.connect.storage.SimpleHeaderConverter", "SimpleHeaderConverter", "Simple"] {
+            assert!(r.header_converter(name).is_ok(), "{name}");
+        }
+        assert!(r.converter("Simple").is_err(), "SimpleHeaderConverter is not a Converter");
+    }
+
+    #[test]
+    fn an_unknown_name_lists_what_is_available() {
+        let r = PluginRegistry::builtin();
+        let message = r.connector("FileStreamSorce").err().unwrap().to_string();
+        assert!(message.contains("FileStreamSorce"), "{message}");
+        assert!(
+            message.contains("FileStreamSourceConnector (org.apache.kafka.connect.file.FileStreamSourceConnector)"),
+            "{message}"
+        );
+        assert!(message.contains("FileStreamSinkConnector"), "{message}");
+    }
+}

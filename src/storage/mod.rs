@@ -1,0 +1,50 @@
+//! Stores that back the herder and the worker. Standalone keeps source offsets in a JSON file
+//! ([`offsets_file`]); distributed mode will keep them in Kafka topics.
+
+pub mod offsets_file;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use connect_api::OffsetMap;
+
+pub use offsets_file::FileOffsetStore;
+
+/// Errors of the stores.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// A state file could not be read or written.
+    #[error("{context} {path}: {source}")]
+    Io {
+        /// What was being done.
+        context: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A state file exists but is not in the expected format; it is left untouched.
+    #[error("The offsets file {path} is corrupt ({reason}). It was left untouched; move it away to start without stored offsets, or restore a backup.")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A source partition with its offset (`None` deletes the stored offset).
+pub type OffsetEntry = (Arc<OffsetMap>, Option<OffsetMap>);
+
+/// Source offsets per connector and source partition.
+#[async_trait]
+pub trait OffsetStore: Send + Sync {
+    /// The stored offset of `partition` for `connector`.
+    fn get(&self, connector: &str, partition: &OffsetMap) -> Option<OffsetMap>;
+    /// Every stored (partition, offset) of `connector`.
+    fn connector_offsets(&self, connector: &str) -> Vec<(OffsetMap, OffsetMap)>;
+    /// Stores offsets; they are durable when this returns.
+    async fn put(&self, connector: &str, entries: Vec<OffsetEntry>) -> Result<(), StorageError>;
+}

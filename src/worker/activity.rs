@@ -1,0 +1,79 @@
+//! Task activity: whether each task is busy, idle (and since when) or failed. Read by the
+//! `--exit-when-idle` watcher.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What a task is doing, as the idle watcher sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    /// Moving records.
+    Busy,
+    /// Nothing to do since the given instant (source: polls return nothing and every batch is
+    /// acknowledged; sink: every assigned partition is read to its end and written).
+    Idle(Instant),
+    /// The task stopped with an error.
+    Failed,
+    /// The task stopped.
+    Stopped,
+}
+
+/// The shared activity cell of one task.
+#[derive(Debug)]
+pub struct TaskActivity {
+    /// `<connector>-<task>`.
+    pub name: String,
+    state: Mutex<Activity>,
+}
+
+impl TaskActivity {
+    /// A busy task called `name`.
+    pub fn new(name: String) -> Self {
+        Self {
+            name,
+            state: Mutex::new(Activity::Busy),
+        }
+    }
+
+    fn set(&self, f: impl FnOnce(Activity) -> Activity) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        *state = f(*state);
+    }
+
+    /// The task moved records.
+    pub fn busy(&self) {
+        self.set(|_| Activity::Busy);
+    }
+
+    /// The task found nothing to do; keeps the earlier instant if it was idle already.
+    pub fn idle(&self) {
+        self.set(|s| match s {
+            Activity::Idle(t) => Activity::Idle(t),
+            _ => Activity::Idle(Instant::now()),
+        });
+    }
+
+    /// The task failed.
+    pub fn failed(&self) {
+        self.set(|_| Activity::Failed);
+    }
+
+    /// The task stopped.
+    pub fn stopped(&self) {
+        self.set(|s| if s == Activity::Failed { s } else { Activity::Stopped });
+    }
+
+    /// The current activity.
+    pub fn get(&self) -> Activity {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether the task has been idle (or has ended) for at least `d`.
+    pub fn idle_for(&self, d: Duration) -> bool {
+        match self.get() {
+            Activity::Busy => false,
+            Activity::Idle(since) => since.elapsed() >= d,
+            Activity::Failed | Activity::Stopped => true,
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Why a task stopped with an error.
+
+use connect_api::ConnectError;
+
+use crate::storage::StorageError;
+use crate::topics::TopicError;
+
+/// A task failure (the task goes to FAILED).
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    /// The connector's task raised an error.
+    #[error("{stage} failed: {source}")]
+    Connect {
+        /// What the worker was doing, e.g. `Task poll` or `Value conversion`.
+        stage: &'static str,
+        /// The error.
+        #[source]
+        source: ConnectError,
+    },
+    /// The topic layer failed.
+    #[error("Topic access failed: {0}")]
+    Topic(#[from] TopicError),
+    /// Offsets could not be stored.
+    #[error("Offset storage failed: {0}")]
+    Storage(#[from] StorageError),
+}
+
+impl TaskError {
+    /// A connect error at `stage`.
+    pub fn at(stage: &'static str) -> impl FnOnce(ConnectError) -> Self {
+        move |source| Self::Connect { stage, source }
+    }
+}

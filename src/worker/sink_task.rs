@@ -1,0 +1,192 @@
+//! WorkerSinkTask: consume → convert → put → flush → commit (last offset + 1).
+//!
+//! Offsets are committed only after `put` and `pre_commit` (by default `flush`) succeeded,
+//! every `offset.flush.interval.ms` and when the task stops.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use connect_api::{ConfigMap, SinkTask, SinkTaskContext, TopicPartition};
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use super::activity::TaskActivity;
+use super::error::TaskError;
+use super::record_converters::RecordConverters;
+use super::settings::WorkerSettings;
+use crate::topics::{ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer};
+
+/// Records handed to one `put`, at most.
+const MAX_POLL_RECORDS: usize = 4096;
+/// How long one consumer poll waits for data.
+const POLL_TIMEOUT: Duration = Duration::from_millis(200);
+/// Pause before redelivering a batch after a retriable `put` error.
+const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Everything one sink task needs to run.
+pub struct SinkTaskRunner {
+    /// The task instance.
+    pub task: Box<dyn SinkTask>,
+    /// The task's configuration.
+    pub config: ConfigMap,
+    /// Task context.
+    pub ctx: SinkTaskContext,
+    /// Converters.
+    pub converters: RecordConverters,
+    /// The group member reading the topics.
+    pub consumer: Box<dyn TopicConsumer>,
+    /// What to read.
+    pub subscription: Subscription,
+    /// Timing settings.
+    pub settings: WorkerSettings,
+    /// Activity cell for the idle watcher.
+    pub activity: Arc<TaskActivity>,
+    /// `errors.tolerance=all`: skip records that fail conversion instead of failing.
+    pub tolerate_errors: bool,
+}
+
+impl SinkTaskRunner {
+    /// Runs the task until cancelled or failed, then commits what was flushed and stops it.
+    ///
+    /// # Errors
+    /// The failure that stopped the task.
+    pub async fn run(mut self) -> Result<(), TaskError> {
+        self.task
+            .start(self.ctx.clone(), &self.config)
+            .await
+            .map_err(TaskError::at("Task start"))?;
+        self.consumer.subscribe(self.subscription.clone()).await?;
+        info!("Sink task started.");
+        let mut st = SinkState::default();
+        let result = self.consume_loop(&mut st).await;
+        let committed = if result.is_ok() {
+            self.commit(&mut st).await
+        } else {
+            Ok(())
+        };
+        let open: Vec<_> = st.open.iter().cloned().collect();
+        if let Err(e) = self.task.close(&open).await {
+            warn!(error = %e, "Sink task close failed.");
+        }
+        if let Err(e) = self.task.stop().await {
+            warn!(error = %e, "Sink task stop failed.");
+        }
+        result.and(committed)
+    }
+
+    async fn consume_loop(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
+        let cancel = self.ctx.cancel.clone();
+        let mut commit_at = Instant::now() + self.settings.offset_flush_interval;
+        loop {
+            let polled = tokio::select! {
+                _ = cancel.cancelled() => return Ok(()),
+                r = self.consumer.poll(MAX_POLL_RECORDS, POLL_TIMEOUT) => r?,
+            };
+            self.open_new_partitions(st).await?;
+            if polled.is_empty() {
+                if self.consumer.at_end() {
+                    self.activity.idle();
+                }
+            } else {
+                self.activity.busy();
+                if !self.deliver(&polled, &cancel).await? {
+                    return Ok(());
+                }
+                for r in &polled {
+                    st.current.insert(
+                        TopicPartition {
+                            topic: r.topic.clone(),
+                            partition: r.partition,
+                        },
+                        r.offset + 1,
+                    );
+                }
+            }
+            if Instant::now() >= commit_at {
+                self.commit(st).await?;
+                commit_at = Instant::now() + self.settings.offset_flush_interval;
+            }
+        }
+    }
+
+    async fn open_new_partitions(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
+        let new: Vec<_> = self
+            .consumer
+            .assignment()
+            .into_iter()
+            .filter(|tp| !st.open.contains(tp))
+            .collect();
+        if !new.is_empty() {
+            self.task.open(&new).await.map_err(TaskError::at("Task open"))?;
+            st.open.extend(new);
+        }
+        Ok(())
+    }
+
+    /// Converts and puts one polled batch, redelivering it on retriable errors. Returns false
+    /// when cancelled before the batch was accepted.
+    async fn deliver(
+        &mut self,
+        polled: &[ConsumedRecord],
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<bool, TaskError> {
+        loop {
+            let mut batch = Vec::with_capacity(polled.len());
+            for r in polled {
+                match self.converters.from_topic(r) {
+                    Ok(rec) => batch.push(rec),
+                    Err(e) if self.tolerate_errors => warn!(
+                        error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
+                        "Skipping a record that failed conversion (errors.tolerance=all)."
+                    ),
+                    Err(e) => return Err(TaskError::at("Record conversion")(e)),
+                }
+            }
+            match self.task.put(batch).await {
+                Ok(()) => return Ok(true),
+                Err(e) if e.is_retriable() => {
+                    warn!(error = %e, "Retriable error in put; redelivering the batch.");
+                    tokio::select! {
+                        _ = cancel.cancelled() => return Ok(false),
+                        _ = tokio::time::sleep(RETRY_BACKOFF) => {}
+                    }
+                }
+                Err(e) => return Err(TaskError::at("Task put")(e)),
+            }
+        }
+    }
+
+    async fn commit(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
+        if st.current == st.committed {
+            return Ok(());
+        }
+        let offsets = self
+            .task
+            .pre_commit(st.current.clone())
+            .await
+            .map_err(TaskError::at("Task flush"))?;
+        // Never commit past what was consumed.
+        let offsets: PartitionOffsets = offsets
+            .into_iter()
+            .filter(|(tp, o)| st.current.get(tp).is_some_and(|c| o <= c))
+            .collect();
+        if offsets.is_empty() || offsets == st.committed {
+            return Ok(());
+        }
+        self.consumer.commit(&offsets).await?;
+        debug!(partitions = offsets.len(), "Committed sink offsets.");
+        st.committed = offsets;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct SinkState {
+    /// Next offset to read per partition, after successful puts.
+    current: PartitionOffsets,
+    /// Last committed offsets.
+    committed: PartitionOffsets,
+    /// Partitions the task was told about with `open`.
+    open: BTreeSet<TopicPartition>,
+}

@@ -1,0 +1,220 @@
+//! WorkerSourceTask: poll → convert → produce → acknowledge → commit offsets.
+//!
+//! Offsets are stored only for the acknowledged prefix of each source partition
+//! ([`SubmittedRecords`]), every `offset.flush.interval.ms` and when the task stops.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use connect_api::{ConfigMap, SourceTask, SourceTaskContext};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, error, info, warn};
+
+use super::activity::TaskActivity;
+use super::error::TaskError;
+use super::record_converters::{split, RecordConverters};
+use super::settings::WorkerSettings;
+use super::submitted::{BatchId, SubmittedRecords};
+use crate::storage::{OffsetEntry, OffsetStore};
+use crate::topics::{TopicError, TopicProducer};
+
+/// Batches produced but not yet acknowledged, at most.
+const MAX_IN_FLIGHT_BATCHES: usize = 32;
+/// Pause after a retriable poll error.
+const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Everything one source task needs to run.
+pub struct SourceTaskRunner {
+    /// Connector name.
+    pub connector: String,
+    /// The task instance.
+    pub task: Box<dyn SourceTask>,
+    /// The task's configuration.
+    pub config: ConfigMap,
+    /// Task context (offsets, cancellation).
+    pub ctx: SourceTaskContext,
+    /// Converters.
+    pub converters: RecordConverters,
+    /// Where records go.
+    pub producer: Arc<dyn TopicProducer>,
+    /// Where offsets go.
+    pub offsets: Arc<dyn OffsetStore>,
+    /// Timing settings.
+    pub settings: WorkerSettings,
+    /// Activity cell for the idle watcher.
+    pub activity: Arc<TaskActivity>,
+    /// `errors.tolerance=all`: skip records that fail conversion instead of failing.
+    pub tolerate_errors: bool,
+}
+
+type Ack = (BatchId, Result<(), TopicError>);
+
+impl SourceTaskRunner {
+    /// Runs the task until `ctx.cancel` fires or it fails; then drains acknowledgements, flushes
+    /// offsets a last time and stops the task.
+    ///
+    /// # Errors
+    /// The failure that stopped the task.
+    pub async fn run(mut self) -> Result<(), TaskError> {
+        let cancel = self.ctx.cancel.clone();
+        self.task
+            .start(self.ctx.clone(), &self.config)
+            .await
+            .map_err(TaskError::at("Task start"))?;
+        info!("Source task started.");
+        let (ack_tx, ack_rx) = mpsc::unbounded_channel();
+        let mut state = LoopState {
+            submitted: SubmittedRecords::new(),
+            unflushed: Vec::new(),
+            ack_tx,
+            ack_rx,
+        };
+        let result = self.poll_loop(&mut state, &cancel).await;
+        // Whatever happened, commit what was acknowledged.
+        let drained = self.drain(&mut state).await;
+        let flushed = self.flush(&mut state).await;
+        if let Err(e) = self.task.stop().await {
+            warn!(error = %e, "Source task stop failed.");
+        }
+        result.and(drained).and(flushed)
+    }
+
+    async fn poll_loop(
+        &mut self,
+        state: &mut LoopState,
+        cancel: &CancellationToken,
+    ) -> Result<(), TaskError> {
+        let mut flush_at = Instant::now() + self.settings.offset_flush_interval;
+        loop {
+            self.take_acks(state, false).await?;
+            while state.submitted.in_flight() >= MAX_IN_FLIGHT_BATCHES {
+                tokio::select! {
+                    _ = cancel.cancelled() => return Ok(()),
+                    r = self.take_acks(state, true) => r?,
+                }
+            }
+            if Instant::now() >= flush_at {
+                self.flush(state).await?;
+                flush_at = Instant::now() + self.settings.offset_flush_interval;
+            }
+            let polled = tokio::select! {
+                _ = cancel.cancelled() => return Ok(()),
+                r = self.task.poll() => r,
+            };
+            let batch = match polled {
+                Ok(batch) => batch,
+                Err(e) if e.is_retriable() => {
+                    warn!(error = %e, "Retriable error in poll; retrying.");
+                    tokio::select! {
+                        _ = cancel.cancelled() => return Ok(()),
+                        _ = tokio::time::sleep(RETRY_BACKOFF) => {}
+                    }
+                    continue;
+                }
+                Err(e) => return Err(TaskError::at("Task poll")(e)),
+            };
+            if batch.is_empty() {
+                if state.submitted.in_flight() == 0 {
+                    self.activity.idle();
+                }
+                continue;
+            }
+            self.activity.busy();
+            let mut offsets = Vec::with_capacity(batch.len());
+            let mut records = Vec::with_capacity(batch.len());
+            for source_record in batch {
+                let (offset, record) = split(source_record);
+                match self.converters.to_topic(&record) {
+                    Ok(r) => {
+                        offsets.push(offset);
+                        records.push(r);
+                    }
+                    Err(e) if self.tolerate_errors => {
+                        warn!(error = %e, topic = %record.topic, "Skipping a record that failed conversion (errors.tolerance=all).");
+                    }
+                    Err(e) => return Err(TaskError::at("Record conversion")(e)),
+                }
+            }
+            if records.is_empty() {
+                continue;
+            }
+            let id = state.submitted.submit(offsets);
+            let delivery = self.producer.send_batch(records).await?;
+            let tx = state.ack_tx.clone();
+            tokio::spawn(async move {
+                let _ = tx.send((id, delivery.await));
+            });
+        }
+    }
+
+    /// Applies acknowledgements; with `wait`, waits for at least one.
+    async fn take_acks(&mut self, state: &mut LoopState, wait: bool) -> Result<(), TaskError> {
+        let rx = &mut state.ack_rx;
+        if wait {
+            if let Some(ack) = rx.recv().await {
+                apply(&mut state.submitted, ack)?;
+            }
+        }
+        while let Ok(ack) = rx.try_recv() {
+            apply(&mut state.submitted, ack)?;
+        }
+        Ok(())
+    }
+
+    /// Waits up to `offset.flush.timeout.ms` for outstanding acknowledgements.
+    async fn drain(&mut self, state: &mut LoopState) -> Result<(), TaskError> {
+        let deadline = Instant::now() + self.settings.offset_flush_timeout;
+        while state.submitted.in_flight() > 0 {
+            match tokio::time::timeout_at(deadline, self.take_acks(state, true)).await {
+                Ok(r) => r?,
+                Err(_) => {
+                    warn!(
+                        batches = state.submitted.in_flight(),
+                        "Timed out waiting for acknowledgements; their offsets are not committed."
+                    );
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the committable offsets, then tells the task they were committed.
+    async fn flush(&mut self, state: &mut LoopState) -> Result<(), TaskError> {
+        let mut entries = std::mem::take(&mut state.unflushed);
+        entries.extend(state.submitted.committable());
+        if entries.is_empty() {
+            return Ok(());
+        }
+        match self.offsets.put(&self.connector, entries.clone()).await {
+            Ok(()) => {
+                debug!(partitions = entries.len(), "Committed source offsets.");
+                if let Err(e) = self.task.commit().await {
+                    warn!(error = %e, "Source task commit callback failed.");
+                }
+                Ok(())
+            }
+            Err(e) => {
+                error!(error = %e, "Could not store source offsets; will retry at the next flush.");
+                state.unflushed = entries;
+                Ok(())
+            }
+        }
+    }
+}
+
+struct LoopState {
+    submitted: SubmittedRecords,
+    /// Offsets whose store failed, retried at the next flush.
+    unflushed: Vec<OffsetEntry>,
+    ack_tx: mpsc::UnboundedSender<Ack>,
+    ack_rx: mpsc::UnboundedReceiver<Ack>,
+}
+
+fn apply(submitted: &mut SubmittedRecords, (id, result): Ack) -> Result<(), TaskError> {
+    result?;
+    submitted.ack(id);
+    Ok(())
+}

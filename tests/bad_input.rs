@@ -1,0 +1,112 @@
+//! Bad input: each case is a clear one-screen error naming the file, line or key, with Kafka
+//! Connect's exit code, no panic, and no file damaged.
+
+mod support;
+
+use support::*;
+
+/// Runs the job and returns (exit code, stderr), checking the error is short and panic-free.
+fn run_failing(w: &Workdir, files: &[&std::path::Path]) -> (i32, String) {
+    let out = w.run_until_idle("300ms", files);
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.lines().count() <= 25, "error is longer than one screen:\n{err}");
+    (out.status.code().expect("exit code"), err)
+}
+
+#[test]
+fn a_malformed_properties_line_names_file_and_line() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let bad = w.write("bad.properties", "name=x\nconnector.class=FileStreamSource\ntopic=t\nfile=\\uZZZZ\n");
+    let (code, err) = run_failing(&w, &[&worker, &bad]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("bad.properties"), "{err}");
+    assert!(err.contains("line 4"), "{err}");
+}
+
+#[test]
+fn an_unknown_connector_class_lists_the_available_ones() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let bad = w.write("c.properties", "name=x\nconnector.class=FileStreamSorce\ntopic=t\n");
+    let (code, err) = run_failing(&w, &[&worker, &bad]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("FileStreamSorce"), "{err}");
+    assert!(err.contains("org.apache.kafka.connect.file.FileStreamSourceConnector"), "{err}");
+    assert!(err.contains("c.properties"), "{err}");
+}
+
+#[test]
+fn a_missing_required_key_is_named() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let bad = w.write("c.properties", "name=x\nconnector.class=FileStreamSource\nfile=in.txt\n");
+    let (code, err) = run_failing(&w, &[&worker, &bad]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("c.properties"), "{err}");
+    assert!(err.contains("Missing required configuration \"topic\""), "{err}");
+}
+
+#[test]
+fn a_wrong_type_names_file_line_and_key_and_all_problems_are_listed() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let bad = w.write(
+        "c.properties",
+        "name=x\nconnector.class=FileStreamSource\ntopic=t\ntasks.max=abc\nbatch.size=-5\n",
+    );
+    let (code, err) = run_failing(&w, &[&worker, &bad]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("line 4"), "{err}");
+    assert!(err.contains("Invalid value abc for configuration tasks.max"), "{err}");
+    assert!(err.contains("line 5"), "{err}");
+    assert!(err.contains("batch.size"), "{err}");
+}
+
+#[test]
+fn a_bad_worker_file_is_a_start_up_failure() {
+    let w = Workdir::new();
+    let worker = w.write("worker.properties", "value.converter=StringConverter\noffset.flush.interval.ms=soon\n");
+    let c = w.source("src", &w.path("in.txt"), "t");
+    let (code, err) = run_failing(&w, &[&worker, &c]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("worker.properties"), "{err}");
+    assert!(err.contains("key.converter"), "{err}");
+    assert!(err.contains("offset.flush.interval.ms"), "{err}");
+}
+
+#[test]
+fn an_unreadable_input_file_is_named() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    // A directory cannot be read as a file (permissions do not stop root, which CI runs as).
+    std::fs::create_dir_all(w.path("in-dir")).unwrap();
+    let c = w.source("src", &w.path("in-dir"), "t");
+    let (code, err) = run_failing(&w, &[&worker, &c]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains(&w.path("in-dir").display().to_string()), "{err}");
+}
+
+#[test]
+fn a_corrupt_offsets_file_stops_start_up_and_is_left_untouched() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let corrupt = b"{\"version\":1,\"connectors\":{\"src\":[{\"partition\"".to_vec();
+    let offsets = w.write("data/connect.offsets.json", &corrupt);
+    let c = w.source("src", &w.write("in.txt", "a\n"), "t");
+    let (code, err) = run_failing(&w, &[&worker, &c]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&offsets.display().to_string()), "{err}");
+    assert_eq!(std::fs::read(&offsets).unwrap(), corrupt);
+}
+
+#[test]
+fn usage_errors_exit_1() {
+    let w = Workdir::new();
+    let out = w.command(&["standalone"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = w.command(&["standalone", "--exit-when-idle=soon", "w", "c"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("500ms"), "{}", stderr(&out));
+}

@@ -1,0 +1,164 @@
+//! End to end on the embedded log: FileStreamSource → topic → FileStreamSink, with restarts.
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+
+#[test]
+fn the_readme_example_copies_the_input_to_the_output() {
+    let w = Workdir::new();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::create_dir_all(w.path("examples")).unwrap();
+    for name in ["worker.properties", "file-source.properties", "file-sink.properties", "input.txt"] {
+        std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
+    }
+    // The example files name their paths relative to the working directory (as Kafka's do).
+    let out = w.run_until_idle(
+        "300ms",
+        &[
+            &w.path("examples/worker.properties"),
+            &w.path("examples/file-source.properties"),
+            &w.path("examples/file-sink.properties"),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(w.path("examples/output.txt")).unwrap(),
+        std::fs::read(w.path("examples/input.txt")).unwrap()
+    );
+    // The embedded log lives where the worker file says.
+    assert!(w.path("connect-rs-data/connect.offsets.json").exists());
+}
+
+#[test]
+fn the_toml_example_runs_the_same_job() {
+    let w = Workdir::new();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::create_dir_all(w.path("examples")).unwrap();
+    for name in ["worker.toml", "file-source.toml", "file-sink.toml", "input.txt"] {
+        std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
+    }
+    let out = w.run_until_idle(
+        "300ms",
+        &[
+            &w.path("examples/worker.toml"),
+            &w.path("examples/file-source.toml"),
+            &w.path("examples/file-sink.toml"),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(w.path("examples/output-toml.txt")).unwrap(),
+        std::fs::read(w.path("examples/input.txt")).unwrap()
+    );
+}
+
+#[test]
+fn a_million_lines_copy_byte_identical_and_a_restart_adds_only_the_new_lines() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", numbered_lines(0, 1_000_000, 100));
+    let output = w.path("out.txt");
+    let worker = w.worker("");
+    let source = w.source("src", &input, "lines");
+    let sink = w.sink("dst", &output, "lines");
+
+    let out = w.run_until_idle("500ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::read(&output).unwrap() == std::fs::read(&input).unwrap(), "output differs from input");
+
+    // Append 1,000 lines and run again: exactly those are added.
+    let more = numbered_lines(1_000_000, 1_000, 100);
+    let mut all = std::fs::read(&input).unwrap();
+    all.extend_from_slice(&more);
+    std::fs::write(&input, &all).unwrap();
+    let out = w.run_until_idle("500ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::read(&output).unwrap() == all, "second run did not add exactly the new lines");
+
+    // The offsets file records the byte position of the end of the input.
+    let offsets: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(w.path("data/connect.offsets.json")).unwrap()).unwrap();
+    assert_eq!(
+        offsets["connectors"]["src"][0]["offset"]["position"].as_u64(),
+        Some(all.len() as u64)
+    );
+    assert_eq!(
+        offsets["connectors"]["src"][0]["partition"]["filename"].as_str(),
+        Some(input.to_str().unwrap())
+    );
+}
+
+#[test]
+fn non_ascii_crlf_and_a_one_mib_line_survive_a_restart_unchanged() {
+    let w = Workdir::new();
+    let big = "é".repeat(512 * 1024); // 1 MiB of two-byte characters
+    let first = format!("grüße 世界 🚀\r\nplain\r\n{big}\nκαλημέρα\rlast-of-first\n");
+    let input = w.write("in.txt", &first);
+    let output = w.path("out.txt");
+    let worker = w.worker("");
+    let source = w.source("src", &input, "t");
+    let sink = w.sink("dst", &output, "t");
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected_first = format!("grüße 世界 🚀\nplain\n{big}\nκαλημέρα\nlast-of-first\n");
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), expected_first);
+
+    // Resume after multi-byte content: the byte position must land exactly after it.
+    let second = "ñandú ☃\r\nend\n";
+    std::fs::write(&input, format!("{first}{second}")).unwrap();
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        format!("{expected_first}ñandú ☃\nend\n")
+    );
+}
+
+#[test]
+fn sigterm_stops_gracefully_with_a_final_offset_flush() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", numbered_lines(0, 10_000, 50));
+    let output = w.path("out.txt");
+    // A flush interval far beyond the test: only the shutdown flush can write offsets.
+    let worker = w.worker("offset.flush.interval.ms=3600000");
+    let source = w.source("src", &input, "t");
+    let sink = w.sink("dst", &output, "t");
+    let mut child = w.spawn(&[&worker, &source, &sink]);
+    wait_for("all lines in the output", Duration::from_secs(30), || line_count(&output) == 10_000);
+    let status = terminate(&mut child, Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}");
+    let offsets: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(w.path("data/connect.offsets.json")).unwrap()).unwrap();
+    assert_eq!(offsets["connectors"]["src"][0]["offset"]["position"].as_u64(), Some(500_000));
+    let groups = std::fs::read_to_string(w.path("data/__groups/connect-dst.json")).unwrap();
+    assert!(groups.contains("10000"), "sink group committed last+1 = 10000: {groups}");
+}
+
+#[test]
+fn the_topics_command_lists_and_reads_the_embedded_log() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", "alpha\nbeta\ngamma\n");
+    let worker = w.worker("");
+    let source = w.source("src", &input, "greek");
+    let sink = w.sink("dst", &w.path("out.txt"), "greek");
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let w_arg = worker.display().to_string();
+    let list = w.command(&["topics", "--worker", &w_arg, "list"]).output().unwrap();
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = String::from_utf8(list.stdout).unwrap();
+    assert!(text.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["greek", "0", "3"]), "{text}");
+
+    let read = w
+        .command(&["topics", "--worker", &w_arg, "read", "greek", "--from-beginning", "--max", "2"])
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(
+        String::from_utf8(read.stdout).unwrap(),
+        "Partition:0\tOffset:0\tNO_HEADERS\tnull\talpha\nPartition:0\tOffset:1\tNO_HEADERS\tnull\tbeta\n"
+    );
+}

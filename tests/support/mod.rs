@@ -1,0 +1,155 @@
+//! Helpers for binary-level tests: a temp work dir, config files, spawning the real
+//! `connect-rs` binary, and waiting on conditions (never fixed sleeps).
+
+#![allow(dead_code, missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_connect-rs"))
+}
+
+/// A temporary working directory for one test.
+pub struct Workdir {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workdir {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes a file and returns its path.
+    pub fn write(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    /// A worker file for the embedded log in this dir, with extra lines appended.
+    pub fn worker(&self, extra: &str) -> PathBuf {
+        self.write(
+            "worker.properties",
+            format!(
+                "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+                 value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+                 embedded.log.dir={}\n{extra}\n",
+                self.path("data").display()
+            ),
+        )
+    }
+
+    /// A FileStreamSource connector file reading `input` into `topic`.
+    pub fn source(&self, name: &str, input: &Path, topic: &str) -> PathBuf {
+        self.write(
+            &format!("{name}.properties"),
+            format!(
+                "name={name}\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={topic}\n",
+                input.display()
+            ),
+        )
+    }
+
+    /// A FileStreamSink connector file writing `topic` into `output`.
+    pub fn sink(&self, name: &str, output: &Path, topic: &str) -> PathBuf {
+        self.write(
+            &format!("{name}.properties"),
+            format!(
+                "name={name}\nconnector.class=FileStreamSink\ntasks.max=1\nfile={}\ntopics={topic}\n",
+                output.display()
+            ),
+        )
+    }
+
+    /// The `connect-rs` command, run in this dir.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(binary());
+        cmd.args(args).current_dir(self.dir.path());
+        cmd
+    }
+
+    /// Runs `connect-rs standalone --exit-when-idle=IDLE worker files...` to completion.
+    pub fn run_until_idle(&self, idle: &str, files: &[&Path]) -> Output {
+        let mut args = vec!["standalone".to_owned(), format!("--exit-when-idle={idle}")];
+        args.extend(files.iter().map(|f| f.display().to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = self.command(&args).output().expect("run connect-rs");
+        out
+    }
+
+    /// Spawns `connect-rs standalone worker files...` in the background.
+    pub fn spawn(&self, files: &[&Path]) -> Child {
+        let mut cmd = Command::new(binary());
+        cmd.arg("standalone")
+            .args(files)
+            .current_dir(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        cmd.spawn().expect("spawn connect-rs")
+    }
+}
+
+/// Waits until `cond` holds, checking every 20 ms, failing the test after `timeout`.
+pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+}
+
+/// Sends SIGTERM and waits for the process to exit.
+pub fn terminate(child: &mut Child, timeout: Duration) -> ExitStatus {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    wait_exit(child, timeout)
+}
+
+/// Waits for a child to exit, failing after `timeout`.
+pub fn wait_exit(child: &mut Child, timeout: Duration) -> ExitStatus {
+    let mut status = None;
+    wait_for("process exit", timeout, || {
+        status = child.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    status.unwrap_or_else(|| unreachable!())
+}
+
+/// Counts the lines of a file (0 when it does not exist).
+pub fn line_count(path: &Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+        .unwrap_or(0)
+}
+
+/// `n` lines of exactly `width` bytes (including the newline), each unique.
+pub fn numbered_lines(start: usize, n: usize, width: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n * width);
+    for i in start..start + n {
+        let head = format!("line-{i:010}-");
+        out.extend_from_slice(head.as_bytes());
+        out.extend(std::iter::repeat_n(b'x', width - head.len() - 1));
+        out.push(b'\n');
+    }
+    out
+}
+
+/// stderr of a finished command, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
