@@ -1,9 +1,9 @@
 //! The FileStream source connector: validates its configuration and plans one task.
 
 use async_trait::async_trait;
-use connect_api::{ConfigMap, Result, SourceConnector};
+use connect_api::{ConfigMap, ConnectError, Result, SourceConnector};
 
-use crate::config::SourceSettings;
+use crate::config::{SourceSettings, FILE_CONFIG};
 
 /// Kafka's `FileStreamSourceConnector`: always plans exactly one task whose configuration is
 /// the connector's.
@@ -22,7 +22,17 @@ impl FileStreamSourceConnector {
 #[async_trait]
 impl SourceConnector for FileStreamSourceConnector {
     async fn start(&mut self, props: &ConfigMap) -> Result<()> {
-        SourceSettings::parse(props)?;
+        let settings = SourceSettings::parse(props)?;
+        // A file that does not exist yet is waited for by the task; one that exists but can
+        // never be read as a file (a directory) is a configuration error caught here.
+        if let Some(file) = &settings.filename {
+            if std::path::Path::new(file).is_dir() {
+                return Err(ConnectError::config(
+                    FILE_CONFIG,
+                    format!("{file} is a directory, not a file that can be read line by line"),
+                ));
+            }
+        }
         self.props = props.clone();
         Ok(())
     }
@@ -56,5 +66,17 @@ mod tests {
             .start(&ConfigMap::new())
             .await
             .is_err());
+    }
+
+    #[tokio::test]
+    async fn a_directory_as_input_fails_at_start_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap().to_owned();
+        let props: ConfigMap = [("topic", "t"), ("file", path.as_str())]
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let err = FileStreamSourceConnector::new().start(&props).await.unwrap_err();
+        assert!(err.to_string().contains(&path), "{err}");
     }
 }
