@@ -1,0 +1,32 @@
+//! Configuration: raw parsing of `.properties`, JSON and TOML files into a [`RawConfig`] that
+//! remembers file and line of every key, then typed, validated worker and connector
+//! configurations built on `connect_api::ConfigDef`. Every problem is reported at once, with
+//! file, line and key ([`ConfigError`]); unknown keys are only warnings ([`ConfigWarning`]).
+
+mod connector;
+mod error;
+mod json;
+mod load;
+mod origin;
+mod properties;
+mod raw;
+mod toml;
+mod validate;
+mod worker;
+
+pub use self::connector::{
+    common_connector_def, connector_def, sink_connector_def, source_connector_def,
+    validate as validate_connector, ConnectorConfig, ConnectorKind, ErrorTolerance,
+};
+pub use self::error::{format_problems, log_warnings, ConfigError, ConfigProblem, ConfigWarning};
+pub use self::json::{parse_json, InitialState, JsonConfig};
+pub use self::load::{load_file, load_file_with_warnings, FileFormat};
+pub use self::origin::Origin;
+pub use self::properties::parse_properties;
+pub use self::raw::{RawConfig, RawEntry};
+pub use self::toml::parse_toml;
+pub use self::validate::{has_known_prefix, KNOWN_PREFIXES};
+pub use self::worker::{
+    common_worker_def, distributed_worker_def, standalone_worker_def, worker_def, WorkerConfig,
+    WorkerMode, DEFAULT_EMBEDDED_LOG_DIR, DEFAULT_HEADER_CONVERTER, DEFAULT_OFFSETS_FILE_NAME,
+};

@@ -1,0 +1,182 @@
+//! Shared validation steps: parsing a `RawConfig` against a `ConfigDef` with located problems,
+//! checking keys whose names are only known at run time, and warning about unknown keys.
+
+use connect_api::config_def::parse_value;
+use connect_api::{ConfigDef, ConfigIssue, ConfigType, ConfigValue, ConfigValues};
+
+use super::error::{ConfigProblem, ConfigWarning};
+use super::raw::RawConfig;
+
+/// Key prefixes that are never "unknown": they are passed on to clients, converters,
+/// transforms, predicates, config providers, the REST server or topic creation.
+pub const KNOWN_PREFIXES: &[&str] = &[
+    "producer.",
+    "consumer.",
+    "admin.",
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "transforms.",
+    "predicates.",
+    "config.providers.",
+    "listeners.https.",
+    "admin.listeners.https.",
+    "topic.creation.",
+    "producer.override.",
+    "consumer.override.",
+    "admin.override.",
+    "offset.storage.",
+    "config.storage.",
+    "status.storage.",
+    "ssl.",
+    "sasl.",
+];
+
+/// Whether `key` starts with one of [`KNOWN_PREFIXES`].
+pub fn has_known_prefix(key: &str) -> bool {
+    KNOWN_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+/// Parses `raw` with `def`; problems are located through `raw`.
+pub(crate) fn parse_def(
+    raw: &RawConfig,
+    def: &ConfigDef,
+) -> (Option<ConfigValues>, Vec<ConfigProblem>) {
+    match def.parse(&raw.to_map()) {
+        Ok(values) => (Some(values), Vec::new()),
+        Err(issues) => (
+            None,
+            issues
+                .into_iter()
+                .map(|i| ConfigProblem::from_issue(raw, i))
+                .collect(),
+        ),
+    }
+}
+
+/// Checks a key whose name is built at run time (`transforms.<alias>.type`), which a
+/// `ConfigDef` cannot hold (its names are `&'static str`). Same messages as `ConfigDef`.
+pub(crate) fn check_dynamic(
+    raw: &RawConfig,
+    key: &str,
+    config_type: ConfigType,
+    required: bool,
+    problems: &mut Vec<ConfigProblem>,
+) -> Option<ConfigValue> {
+    match raw.get(key) {
+        Some(value) => match parse_value(key, config_type, value) {
+            Ok(v) => Some(v),
+            Err(issue) => {
+                problems.push(ConfigProblem::from_issue(raw, issue));
+                None
+            }
+        },
+        None => {
+            if required {
+                problems.push(ConfigProblem::from_issue(
+                    raw,
+                    ConfigIssue::new(
+                        key,
+                        format!(
+                            "Missing required configuration \"{key}\" which has no default value."
+                        ),
+                    ),
+                ));
+            }
+            None
+        }
+    }
+}
+
+/// `Invalid value <v> for configuration <k>: <reason>` located at `key`.
+pub(crate) fn invalid(raw: &RawConfig, key: &str, value: &str, reason: &str) -> ConfigProblem {
+    ConfigProblem::for_key(
+        raw.origin_or_source(key),
+        key,
+        format!("Invalid value {value} for configuration {key}: {reason}"),
+    )
+}
+
+/// One warning per key of `raw` that `def` does not define, that has no known prefix and
+/// that `special` does not explain; `special` may return its own message for a key.
+pub(crate) fn unknown_key_warnings(
+    raw: &RawConfig,
+    def: &ConfigDef,
+    special: impl Fn(&str) -> Option<String>,
+) -> Vec<ConfigWarning> {
+    let mut warnings = Vec::new();
+    for (key, entry) in raw.iter() {
+        let message = if let Some(m) = special(key) {
+            m
+        } else if def.key(key).is_some() || has_known_prefix(key) {
+            continue;
+        } else {
+            format!("The configuration '{key}' was supplied but isn't a known config.")
+        };
+        warnings.push(ConfigWarning {
+            origin: entry.origin.clone(),
+            key: key.to_owned(),
+            message,
+        });
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use connect_api::{config_def::Default, ConfigKey, Importance};
+
+    #[test]
+    fn unknown_keys_are_warned_with_their_line() {
+        let mut raw = RawConfig::new("w.properties");
+        raw.insert("known", "1", Some(1));
+        raw.insert("consumer.max.poll.records", "5", Some(2));
+        raw.insert("rest.port", "8083", Some(3));
+        let def = ConfigDef::new().define(ConfigKey::new(
+            "known",
+            ConfigType::Int,
+            Default::Null,
+            Importance::Low,
+            "",
+        ));
+        let w = unknown_key_warnings(&raw, &def, |_| None);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].key, "rest.port");
+        assert_eq!(w[0].origin.line, Some(3));
+        assert_eq!(
+            w[0].message,
+            "The configuration 'rest.port' was supplied but isn't a known config."
+        );
+    }
+
+    #[test]
+    fn dynamic_keys_use_config_def_messages() {
+        let mut raw = RawConfig::new("c.properties");
+        raw.insert("transforms.a.negate", "maybe", Some(7));
+        let mut problems = Vec::new();
+        check_dynamic(
+            &raw,
+            "transforms.a.type",
+            ConfigType::Class,
+            true,
+            &mut problems,
+        );
+        check_dynamic(
+            &raw,
+            "transforms.a.negate",
+            ConfigType::Boolean,
+            false,
+            &mut problems,
+        );
+        assert_eq!(
+            problems[0].message,
+            "Missing required configuration \"transforms.a.type\" which has no default value."
+        );
+        assert_eq!(problems[0].origin.line, None);
+        assert_eq!(problems[1].origin.line, Some(7));
+        assert!(problems[1]
+            .message
+            .ends_with("Expected value to be either true or false"));
+    }
+}

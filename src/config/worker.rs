@@ -1,0 +1,1050 @@
+//! `WorkerConfig`: the worker file (`connect-standalone.properties` or
+//! `connect-distributed.properties`) with Kafka Connect's keys and defaults, plus connect-rs's
+//! own keys (`embedded.log.dir`, `num.partitions`).
+//!
+//! Differences from Kafka, on purpose:
+//! * `bootstrap.servers` has no default in standalone mode: absent means "use the embedded
+//!   log in `embedded.log.dir`" instead of a Kafka cluster (distributed mode keeps Kafka's
+//!   `localhost:9092`);
+//! * `offset.storage.file.filename` defaults to `<embedded.log.dir>/connect.offsets.json`;
+//! * `plugin.path` is accepted but ignored with a warning: plugins are compiled in;
+//! * keys removed from Kafka (`rest.port`, `rest.host.name`, `internal.*.converter`) warn.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use connect_api::config_def::Default as Def;
+use connect_api::{
+    ConfigDef, ConfigKey, ConfigMap, ConfigType, ConfigValues, Importance, Validator,
+};
+
+use super::error::{ConfigError, ConfigWarning};
+use super::origin::Origin;
+use super::raw::RawConfig;
+use super::validate::{parse_def, unknown_key_warnings};
+
+/// Default of `header.converter`.
+pub const DEFAULT_HEADER_CONVERTER: &str = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
+/// Default of `embedded.log.dir`.
+pub const DEFAULT_EMBEDDED_LOG_DIR: &str = "connect-rs-data";
+/// File name of the offsets file inside `embedded.log.dir` when
+/// `offset.storage.file.filename` is not set.
+pub const DEFAULT_OFFSETS_FILE_NAME: &str = "connect.offsets.json";
+
+/// How the worker runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerMode {
+    /// One worker, configs from the command line, offsets in a file (`StandaloneConfig`).
+    Standalone,
+    /// A cluster of workers sharing Kafka topics (`DistributedConfig`).
+    Distributed,
+}
+
+fn key(
+    name: &'static str,
+    config_type: ConfigType,
+    default: Def,
+    importance: Importance,
+    doc: &'static str,
+) -> ConfigKey {
+    ConfigKey::new(name, config_type, default, importance, doc)
+}
+
+use ConfigType::{Boolean, Class, Int, List, Long, Short, String as Str};
+use Importance::{High, Low, Medium};
+
+/// The keys common to both modes (Kafka's `WorkerConfig` and the REST server's keys).
+pub fn common_worker_def() -> ConfigDef {
+    ConfigDef::new()
+        .define(
+            key(
+                "bootstrap.servers",
+                List,
+                Def::Null,
+                High,
+                "Kafka brokers (host:port,...). Absent in standalone mode: use the embedded log.",
+            )
+            .validator(Validator::NonEmptyList),
+        )
+        .define(
+            key(
+                "client.dns.lookup",
+                Str,
+                Def::Value("use_all_dns_ips"),
+                Medium,
+                "How the client uses DNS lookups.",
+            )
+            .validator(Validator::OneOf(&[
+                "use_all_dns_ips",
+                "resolve_canonical_bootstrap_servers_only",
+            ])),
+        )
+        .define(key(
+            "key.converter",
+            Class,
+            Def::Required,
+            High,
+            "Converter class for record keys.",
+        ))
+        .define(key(
+            "value.converter",
+            Class,
+            Def::Required,
+            High,
+            "Converter class for record values.",
+        ))
+        .define(key(
+            "header.converter",
+            Class,
+            Def::Value(DEFAULT_HEADER_CONVERTER),
+            Low,
+            "HeaderConverter class for record headers.",
+        ))
+        .define(
+            key(
+                "task.shutdown.graceful.timeout.ms",
+                Long,
+                Def::Value("5000"),
+                Low,
+                "Total time to wait for tasks to shut down gracefully.",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
+        .define(
+            key(
+                "offset.flush.interval.ms",
+                Long,
+                Def::Value("60000"),
+                Low,
+                "Interval at which to commit task offsets.",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
+        .define(
+            key(
+                "offset.flush.timeout.ms",
+                Long,
+                Def::Value("5000"),
+                Low,
+                "Maximum time to wait for records to flush and offsets to commit.",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
+        .define(key(
+            "plugin.path",
+            List,
+            Def::Null,
+            Low,
+            "Ignored by connect-rs: plugins are compiled in.",
+        ))
+        .define(
+            key(
+                "plugin.discovery",
+                Str,
+                Def::Value("hybrid_warn"),
+                Low,
+                "Ignored by connect-rs: plugins are compiled in.",
+            )
+            .validator(Validator::OneOf(&[
+                "only_scan",
+                "hybrid_warn",
+                "hybrid_fail",
+                "service_load",
+            ])),
+        )
+        .define(
+            key(
+                "metrics.sample.window.ms",
+                Long,
+                Def::Value("30000"),
+                Low,
+                "The window of time a metrics sample is computed over.",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
+        .define(
+            key(
+                "metrics.num.samples",
+                Int,
+                Def::Value("2"),
+                Low,
+                "The number of samples maintained to compute metrics.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
+                "metrics.recording.level",
+                Str,
+                Def::Value("INFO"),
+                Low,
+                "The highest recording level for metrics.",
+            )
+            .validator(Validator::OneOf(&["INFO", "DEBUG", "TRACE"])),
+        )
+        .define(key(
+            "metric.reporters",
+            List,
+            Def::Value("org.apache.kafka.common.metrics.JmxReporter"),
+            Low,
+            "Metrics reporter classes.",
+        ))
+        .define(key(
+            "config.providers",
+            List,
+            Def::Value(""),
+            Low,
+            "Names of ConfigProvider instances (config.providers.<name>.class).",
+        ))
+        .define(key(
+            "connector.client.config.override.policy",
+            Str,
+            Def::Value("All"),
+            Medium,
+            "Which client overrides connectors may set: All, None or Principal.",
+        ))
+        .define(key(
+            "topic.creation.enable",
+            Boolean,
+            Def::Value("true"),
+            Low,
+            "Whether source connectors may create topics (topic.creation.* in connector configs).",
+        ))
+        .define(key(
+            "topic.tracking.enable",
+            Boolean,
+            Def::Value("true"),
+            Low,
+            "Track the set of active topics per connector.",
+        ))
+        .define(key(
+            "topic.tracking.allow.reset",
+            Boolean,
+            Def::Value("true"),
+            Low,
+            "Allow resetting the set of active topics.",
+        ))
+        .define(key(
+            "listeners",
+            List,
+            Def::Value("http://:8083"),
+            Low,
+            "REST listeners, as protocol://host:port.",
+        ))
+        .define(key(
+            "rest.advertised.host.name",
+            Str,
+            Def::Null,
+            Low,
+            "Host name given to other workers.",
+        ))
+        .define(key(
+            "rest.advertised.port",
+            Int,
+            Def::Null,
+            Low,
+            "Port given to other workers.",
+        ))
+        .define(key(
+            "rest.advertised.listener",
+            Str,
+            Def::Null,
+            Low,
+            "Listener (http or https) given to other workers.",
+        ))
+        .define(key(
+            "rest.extension.classes",
+            List,
+            Def::Value(""),
+            Low,
+            "ConnectRestExtension classes.",
+        ))
+        .define(key(
+            "access.control.allow.origin",
+            Str,
+            Def::Value(""),
+            Low,
+            "Value of the Access-Control-Allow-Origin header for REST requests.",
+        ))
+        .define(key(
+            "access.control.allow.methods",
+            Str,
+            Def::Value(""),
+            Low,
+            "Methods allowed for cross-origin requests.",
+        ))
+        .define(key(
+            "admin.listeners",
+            List,
+            Def::Null,
+            Low,
+            "Listeners for the admin endpoints; unset = main listeners, empty = disabled.",
+        ))
+        .define(key(
+            "response.http.headers.config",
+            Str,
+            Def::Value(""),
+            Low,
+            "Rules for REST response headers.",
+        ))
+        .define(
+            key(
+                "ssl.client.auth",
+                Str,
+                Def::Value("none"),
+                Low,
+                "Client authentication for the HTTPS REST listener.",
+            )
+            .validator(Validator::OneOf(&["required", "requested", "none"])),
+        )
+        .define(
+            key(
+                "security.protocol",
+                Str,
+                Def::Value("PLAINTEXT"),
+                Medium,
+                "Protocol used to talk to brokers.",
+            )
+            .validator(Validator::OneOf(&[
+                "PLAINTEXT",
+                "SSL",
+                "SASL_PLAINTEXT",
+                "SASL_SSL",
+            ])),
+        )
+        .define(key(
+            "client.id",
+            Str,
+            Def::Value(""),
+            Low,
+            "Client id prefix of the worker's Kafka clients.",
+        ))
+        .define(
+            key(
+                "embedded.log.dir",
+                Str,
+                Def::Value(DEFAULT_EMBEDDED_LOG_DIR),
+                High,
+                "connect-rs: directory of the embedded log used when bootstrap.servers is absent.",
+            )
+            .validator(Validator::NonEmptyString),
+        )
+        .define(
+            key(
+                "num.partitions",
+                Int,
+                Def::Value("1"),
+                Medium,
+                "connect-rs: partitions of topics created in the embedded log.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+}
+
+/// The keys of standalone mode (Kafka's `StandaloneConfig`).
+pub fn standalone_worker_def() -> ConfigDef {
+    common_worker_def().define(key("offset.storage.file.filename", Str, Def::Null, High,
+        "File to store source connector offsets in; default <embedded.log.dir>/connect.offsets.json."))
+}
+
+/// The keys of distributed mode (Kafka's `DistributedConfig`).
+pub fn distributed_worker_def() -> ConfigDef {
+    common_worker_def()
+        .define(
+            key(
+                "bootstrap.servers",
+                List,
+                Def::Value("localhost:9092"),
+                High,
+                "Kafka brokers (host:port,...).",
+            )
+            .validator(Validator::NonEmptyList),
+        )
+        .define(key(
+            "group.id",
+            Str,
+            Def::Required,
+            High,
+            "The Connect cluster (a Kafka group) this worker belongs to.",
+        ))
+        .define(key(
+            "session.timeout.ms",
+            Int,
+            Def::Value("10000"),
+            High,
+            "Group session timeout.",
+        ))
+        .define(key(
+            "heartbeat.interval.ms",
+            Int,
+            Def::Value("3000"),
+            High,
+            "Group heartbeat interval.",
+        ))
+        .define(key(
+            "rebalance.timeout.ms",
+            Int,
+            Def::Value("60000"),
+            High,
+            "Group rebalance timeout.",
+        ))
+        .define(key(
+            "worker.sync.timeout.ms",
+            Int,
+            Def::Value("3000"),
+            Medium,
+            "Time to catch up with the config topic before leaving the group.",
+        ))
+        .define(key(
+            "worker.unsync.backoff.ms",
+            Int,
+            Def::Value("300000"),
+            Medium,
+            "Back-off after leaving the group out of sync.",
+        ))
+        .define(key(
+            "config.storage.topic",
+            Str,
+            Def::Required,
+            High,
+            "Topic of connector configs.",
+        ))
+        .define(key(
+            "config.storage.replication.factor",
+            Short,
+            Def::Value("3"),
+            Low,
+            "Replication factor of the config topic (-1: broker default).",
+        ))
+        .define(key(
+            "offset.storage.topic",
+            Str,
+            Def::Required,
+            High,
+            "Topic of source offsets.",
+        ))
+        .define(key(
+            "offset.storage.partitions",
+            Int,
+            Def::Value("25"),
+            Low,
+            "Partitions of the offsets topic (-1: broker default).",
+        ))
+        .define(key(
+            "offset.storage.replication.factor",
+            Short,
+            Def::Value("3"),
+            Low,
+            "Replication factor of the offsets topic (-1: broker default).",
+        ))
+        .define(key(
+            "status.storage.topic",
+            Str,
+            Def::Required,
+            High,
+            "Topic of statuses.",
+        ))
+        .define(key(
+            "status.storage.partitions",
+            Int,
+            Def::Value("5"),
+            Low,
+            "Partitions of the status topic (-1: broker default).",
+        ))
+        .define(key(
+            "status.storage.replication.factor",
+            Short,
+            Def::Value("3"),
+            Low,
+            "Replication factor of the status topic (-1: broker default).",
+        ))
+        .define(
+            key(
+                "connect.protocol",
+                Str,
+                Def::Value("sessioned"),
+                Low,
+                "Group sub-protocol.",
+            )
+            .validator(Validator::OneOf(&["eager", "compatible", "sessioned"])),
+        )
+        .define(
+            key(
+                "scheduled.rebalance.max.delay.ms",
+                Int,
+                Def::Value("300000"),
+                Low,
+                "Delay before reassigning the work of a departed worker.",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
+        .define(
+            key(
+                "exactly.once.source.support",
+                Str,
+                Def::Value("disabled"),
+                High,
+                "Exactly-once support for source connectors.",
+            )
+            .validator(Validator::OneOf(&["disabled", "preparing", "enabled"])),
+        )
+        .define(key(
+            "inter.worker.key.generation.algorithm",
+            Str,
+            Def::Value("HmacSHA256"),
+            Low,
+            "Algorithm of the session key.",
+        ))
+        .define(key(
+            "inter.worker.key.size",
+            Int,
+            Def::Null,
+            Low,
+            "Size of the session key.",
+        ))
+        .define(key(
+            "inter.worker.key.ttl.ms",
+            Int,
+            Def::Value("3600000"),
+            Low,
+            "Lifetime of the session key.",
+        ))
+        .define(key(
+            "inter.worker.signature.algorithm",
+            Str,
+            Def::Value("HmacSHA256"),
+            Low,
+            "Algorithm signing internal requests.",
+        ))
+        .define(key(
+            "inter.worker.verification.algorithms",
+            List,
+            Def::Value("HmacSHA256"),
+            Low,
+            "Algorithms accepted for internal requests.",
+        ))
+        .define(key(
+            "metadata.max.age.ms",
+            Long,
+            Def::Value("300000"),
+            Low,
+            "Metadata refresh period.",
+        ))
+        .define(key(
+            "send.buffer.bytes",
+            Int,
+            Def::Value("131072"),
+            Medium,
+            "TCP send buffer.",
+        ))
+        .define(key(
+            "receive.buffer.bytes",
+            Int,
+            Def::Value("32768"),
+            Medium,
+            "TCP receive buffer.",
+        ))
+        .define(key(
+            "reconnect.backoff.ms",
+            Long,
+            Def::Value("50"),
+            Low,
+            "Reconnect back-off.",
+        ))
+        .define(key(
+            "reconnect.backoff.max.ms",
+            Long,
+            Def::Value("1000"),
+            Low,
+            "Maximum reconnect back-off.",
+        ))
+        .define(key(
+            "request.timeout.ms",
+            Int,
+            Def::Value("40000"),
+            Medium,
+            "Request timeout.",
+        ))
+        .define(key(
+            "connections.max.idle.ms",
+            Long,
+            Def::Value("540000"),
+            Medium,
+            "Idle connection timeout.",
+        ))
+        .define(key(
+            "metadata.recovery.strategy",
+            Str,
+            Def::Null,
+            Low,
+            "Metadata recovery strategy.",
+        ))
+}
+
+/// The worker's definition for `mode`.
+pub fn worker_def(mode: WorkerMode) -> ConfigDef {
+    match mode {
+        WorkerMode::Standalone => standalone_worker_def(),
+        WorkerMode::Distributed => distributed_worker_def(),
+    }
+}
+
+/// Warnings for worker keys that are accepted but do nothing, or that Kafka removed.
+fn special_worker_key(key: &str) -> Option<String> {
+    match key {
+        "plugin.path" | "plugin.discovery" => Some(format!(
+            "'{key}' is ignored: connect-rs plugins are compiled into the binary."
+        )),
+        "rest.port" | "rest.host.name" | "rest.advertised.host.port" => Some(format!(
+            "'{key}' was removed in Kafka 3.0 and is ignored; use 'listeners' instead."
+        )),
+        k if k.starts_with("internal.key.converter")
+            || k.starts_with("internal.value.converter") =>
+        {
+            Some(format!(
+                "'{key}' was removed in Kafka 3.0 and is ignored: internal data always uses \
+                 JsonConverter with schemas.enable=false."
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A validated worker configuration with typed accessors.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    mode: WorkerMode,
+    values: ConfigValues,
+    raw: RawConfig,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl WorkerConfig {
+    /// Validates `raw` as a worker configuration for `mode`.
+    ///
+    /// # Errors
+    /// Every problem at once (wrong type, missing required key, bad value), each with file,
+    /// line and key. Unknown keys are not errors: see [`WorkerConfig::warnings`].
+    pub fn from_raw(raw: &RawConfig, mode: WorkerMode) -> Result<Self, ConfigError> {
+        let def = worker_def(mode);
+        let mut warnings: Vec<ConfigWarning> = raw.duplicate_warnings().to_vec();
+        warnings.extend(unknown_key_warnings(raw, &def, special_worker_key));
+        let (values, problems) = parse_def(raw, &def);
+        match values {
+            Some(values) if problems.is_empty() => Ok(Self {
+                mode,
+                values,
+                raw: raw.clone(),
+                warnings,
+            }),
+            _ => Err(ConfigError::Invalid { problems, warnings }),
+        }
+    }
+
+    /// The mode this configuration was validated for.
+    pub fn mode(&self) -> WorkerMode {
+        self.mode
+    }
+
+    /// Unknown, ignored, removed and duplicate keys; log them with
+    /// [`log_warnings`](super::log_warnings).
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
+    }
+
+    /// The parsed values of every defined key.
+    pub fn values(&self) -> &ConfigValues {
+        &self.values
+    }
+
+    /// The configuration as read, with origins.
+    pub fn raw(&self) -> &RawConfig {
+        &self.raw
+    }
+
+    /// Where `key` was set, if it was.
+    pub fn origin(&self, key: &str) -> Option<&Origin> {
+        self.raw.origin(key)
+    }
+
+    /// All properties as given.
+    pub fn originals(&self) -> &ConfigMap {
+        self.values.originals()
+    }
+
+    /// Properties starting with `prefix` (e.g. `key.converter.`, `producer.`), prefix removed.
+    pub fn originals_with_prefix(&self, prefix: &str) -> ConfigMap {
+        self.values.originals_with_prefix(prefix)
+    }
+
+    fn millis(&self, key: &str) -> Duration {
+        Duration::from_millis(
+            self.values
+                .long(key)
+                .and_then(|ms| u64::try_from(ms).ok())
+                .unwrap_or(0),
+        )
+    }
+
+    /// `bootstrap.servers`; `None` (standalone only) means "use the embedded log".
+    pub fn bootstrap_servers(&self) -> Option<&[String]> {
+        let list = self.values.list("bootstrap.servers");
+        (!list.is_empty()).then_some(list)
+    }
+
+    /// `key.converter`.
+    pub fn key_converter_class(&self) -> &str {
+        self.values.string("key.converter").unwrap_or_default()
+    }
+
+    /// `value.converter`.
+    pub fn value_converter_class(&self) -> &str {
+        self.values.string("value.converter").unwrap_or_default()
+    }
+
+    /// `header.converter` (default `SimpleHeaderConverter`).
+    pub fn header_converter_class(&self) -> &str {
+        self.values
+            .string("header.converter")
+            .unwrap_or(DEFAULT_HEADER_CONVERTER)
+    }
+
+    /// `task.shutdown.graceful.timeout.ms` (default 5 s).
+    pub fn task_shutdown_graceful_timeout(&self) -> Duration {
+        self.millis("task.shutdown.graceful.timeout.ms")
+    }
+
+    /// `offset.flush.interval.ms` (default 60 s).
+    pub fn offset_flush_interval(&self) -> Duration {
+        self.millis("offset.flush.interval.ms")
+    }
+
+    /// `offset.flush.timeout.ms` (default 5 s).
+    pub fn offset_flush_timeout(&self) -> Duration {
+        self.millis("offset.flush.timeout.ms")
+    }
+
+    /// `embedded.log.dir` (default `connect-rs-data`, relative to the working directory).
+    pub fn embedded_log_dir(&self) -> PathBuf {
+        PathBuf::from(
+            self.values
+                .string("embedded.log.dir")
+                .unwrap_or(DEFAULT_EMBEDDED_LOG_DIR),
+        )
+    }
+
+    /// `num.partitions` of topics created in the embedded log (default 1, at least 1).
+    pub fn num_partitions(&self) -> u32 {
+        self.values
+            .int("num.partitions")
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(1)
+    }
+
+    /// `offset.storage.file.filename`, or `<embedded.log.dir>/connect.offsets.json`.
+    pub fn offset_storage_file(&self) -> PathBuf {
+        match self.values.string("offset.storage.file.filename") {
+            Some(f) if !f.is_empty() => PathBuf::from(f),
+            _ => self.embedded_log_dir().join(DEFAULT_OFFSETS_FILE_NAME),
+        }
+    }
+
+    /// `listeners` (default `http://:8083`).
+    pub fn listeners(&self) -> &[String] {
+        self.values.list("listeners")
+    }
+
+    /// `admin.listeners`: `None` = on the main listeners, empty = disabled.
+    pub fn admin_listeners(&self) -> Option<&[String]> {
+        self.raw
+            .contains_key("admin.listeners")
+            .then(|| self.values.list("admin.listeners"))
+    }
+
+    /// `rest.advertised.host.name`.
+    pub fn rest_advertised_host_name(&self) -> Option<&str> {
+        self.values.string("rest.advertised.host.name")
+    }
+
+    /// `rest.advertised.port`.
+    pub fn rest_advertised_port(&self) -> Option<u16> {
+        self.values
+            .int("rest.advertised.port")
+            .and_then(|p| u16::try_from(p).ok())
+    }
+
+    /// `rest.advertised.listener`.
+    pub fn rest_advertised_listener(&self) -> Option<&str> {
+        self.values.string("rest.advertised.listener")
+    }
+
+    /// `plugin.path` (ignored by connect-rs, kept for display).
+    pub fn plugin_path(&self) -> &[String] {
+        self.values.list("plugin.path")
+    }
+
+    /// `config.providers`.
+    pub fn config_providers(&self) -> &[String] {
+        self.values.list("config.providers")
+    }
+
+    /// `connector.client.config.override.policy` (default `All`).
+    pub fn connector_client_config_override_policy(&self) -> &str {
+        self.values
+            .string("connector.client.config.override.policy")
+            .unwrap_or("All")
+    }
+
+    /// `topic.creation.enable` (default true).
+    pub fn topic_creation_enable(&self) -> bool {
+        self.values.boolean("topic.creation.enable").unwrap_or(true)
+    }
+
+    /// `topic.tracking.enable` (default true).
+    pub fn topic_tracking_enable(&self) -> bool {
+        self.values.boolean("topic.tracking.enable").unwrap_or(true)
+    }
+
+    /// `topic.tracking.allow.reset` (default true).
+    pub fn topic_tracking_allow_reset(&self) -> bool {
+        self.values
+            .boolean("topic.tracking.allow.reset")
+            .unwrap_or(true)
+    }
+
+    /// `access.control.allow.origin` (empty = CORS disabled).
+    pub fn access_control_allow_origin(&self) -> &str {
+        self.values
+            .string("access.control.allow.origin")
+            .unwrap_or_default()
+    }
+
+    /// `group.id` (distributed mode).
+    pub fn group_id(&self) -> Option<&str> {
+        self.values.string("group.id")
+    }
+
+    /// `config.storage.topic` (distributed mode).
+    pub fn config_storage_topic(&self) -> Option<&str> {
+        self.values.string("config.storage.topic")
+    }
+
+    /// `offset.storage.topic` (distributed mode).
+    pub fn offset_storage_topic(&self) -> Option<&str> {
+        self.values.string("offset.storage.topic")
+    }
+
+    /// `status.storage.topic` (distributed mode).
+    pub fn status_storage_topic(&self) -> Option<&str> {
+        self.values.string("status.storage.topic")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load_file;
+    use std::io::Write;
+
+    /// Kafka's `config/connect-standalone.properties` (3.x/4.x), verbatim apart from the
+    /// license header; with `plugin.path` set as users do.
+    const KAFKA_STANDALONE: &str = "\
+# These are defaults. This file just demonstrates how to override some settings.
+bootstrap.servers=localhost:9092
+
+# The converters specify the format of data in Kafka and how to translate it into Connect data. Every Connect user will
+# need to configure these based on the format they want their data in when loaded from or stored into Kafka
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+# Converter-specific settings can be passed in by prefixing the Converter's setting with the converter we want to apply
+# it to
+key.converter.schemas.enable=true
+value.converter.schemas.enable=true
+
+offset.storage.file.filename=/tmp/connect.offsets
+# Flush much faster than normal, which is useful for testing/debugging
+offset.flush.interval.ms=10000
+
+# Set to a list of filesystem paths separated by commas (,) to enable class loading isolation for plugins
+# (connectors, converters, transformations). The list should consist of top level directories that include 
+# any combination of: 
+# a) directories immediately containing jars with plugins and their dependencies
+# b) uber-jars with plugins and their dependencies
+# c) directories immediately containing the package directory structure of classes of plugins and their dependencies
+# Note: symlinks will be followed to discover dependencies or plugins.
+# Examples: 
+# plugin.path=/usr/local/share/java,/usr/local/share/kafka/plugins,/opt/connectors,
+plugin.path=/usr/local/share/java,/usr/local/share/kafka/plugins
+";
+
+    /// The older (2.x) sample, with the `internal.*` converters removed in 3.0.
+    const KAFKA_STANDALONE_2X: &str = "\
+bootstrap.servers=localhost:9092
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+key.converter.schemas.enable=true
+value.converter.schemas.enable=true
+internal.key.converter=org.apache.kafka.connect.json.JsonConverter
+internal.value.converter=org.apache.kafka.connect.json.JsonConverter
+internal.key.converter.schemas.enable=false
+internal.value.converter.schemas.enable=false
+offset.storage.file.filename=/tmp/connect.offsets
+offset.flush.interval.ms=10000
+";
+
+    fn file(dir: &tempfile::TempDir, name: &str, content: &str) -> PathBuf {
+        let path = dir.path().join(name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(content.as_bytes()).unwrap();
+        path
+    }
+
+    fn worker(content: &str, mode: WorkerMode) -> Result<WorkerConfig, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file(&dir, "worker.properties", content);
+        WorkerConfig::from_raw(&load_file(&path).unwrap(), mode)
+    }
+
+    #[test]
+    fn kafka_sample_loads_and_plugin_path_is_only_warned() {
+        let w = worker(KAFKA_STANDALONE, WorkerMode::Standalone).unwrap();
+        assert_eq!(
+            w.bootstrap_servers(),
+            Some(&["localhost:9092".to_owned()][..])
+        );
+        assert_eq!(
+            w.key_converter_class(),
+            "org.apache.kafka.connect.json.JsonConverter"
+        );
+        assert_eq!(w.header_converter_class(), DEFAULT_HEADER_CONVERTER);
+        assert_eq!(w.offset_flush_interval(), Duration::from_secs(10));
+        assert_eq!(w.offset_flush_timeout(), Duration::from_secs(5));
+        assert_eq!(w.task_shutdown_graceful_timeout(), Duration::from_secs(5));
+        assert_eq!(
+            w.offset_storage_file(),
+            PathBuf::from("/tmp/connect.offsets")
+        );
+        assert_eq!(w.listeners(), ["http://:8083"]);
+        let conv = w.originals_with_prefix("key.converter.");
+        assert_eq!(conv.get("schemas.enable").map(String::as_str), Some("true"));
+        let keys: Vec<_> = w.warnings().iter().map(|w| w.key.as_str()).collect();
+        assert_eq!(keys, ["plugin.path"]);
+        assert_eq!(w.warnings()[0].origin.line, Some(26));
+    }
+
+    #[test]
+    fn kafka_2x_sample_warns_about_internal_converters() {
+        let w = worker(KAFKA_STANDALONE_2X, WorkerMode::Standalone).unwrap();
+        let keys: Vec<_> = w.warnings().iter().map(|w| w.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "internal.key.converter",
+                "internal.value.converter",
+                "internal.key.converter.schemas.enable",
+                "internal.value.converter.schemas.enable"
+            ]
+        );
+        assert!(w.warnings()[0].message.contains("removed in Kafka 3.0"));
+    }
+
+    #[test]
+    fn defaults_and_embedded_log() {
+        let w = worker(
+            "key.converter=StringConverter\nvalue.converter=StringConverter\n\
+             consumer.max.poll.records=10\nrest.port=8083\nmy.typo=1\n",
+            WorkerMode::Standalone,
+        )
+        .unwrap();
+        assert_eq!(w.bootstrap_servers(), None);
+        assert_eq!(w.embedded_log_dir(), PathBuf::from("connect-rs-data"));
+        assert_eq!(
+            w.offset_storage_file(),
+            PathBuf::from("connect-rs-data/connect.offsets.json")
+        );
+        assert_eq!(w.num_partitions(), 1);
+        assert_eq!(w.offset_flush_interval(), Duration::from_secs(60));
+        assert!(w.topic_creation_enable());
+        assert_eq!(w.admin_listeners(), None);
+        let keys: Vec<_> = w
+            .warnings()
+            .iter()
+            .map(|w| (w.key.as_str(), w.origin.line))
+            .collect();
+        assert_eq!(keys, [("rest.port", Some(4)), ("my.typo", Some(5))]);
+
+        let w = worker(
+            "key.converter=A\nvalue.converter=B\nembedded.log.dir=/var/lib/c\nnum.partitions=3\n",
+            WorkerMode::Standalone,
+        )
+        .unwrap();
+        assert_eq!(
+            w.offset_storage_file(),
+            PathBuf::from("/var/lib/c/connect.offsets.json")
+        );
+        assert_eq!(w.num_partitions(), 3);
+    }
+
+    #[test]
+    fn every_problem_with_file_line_and_key() {
+        let err = worker(
+            "value.converter=B\noffset.flush.interval.ms=soon\nnum.partitions=0\ntopic.creation.enable=maybe\n",
+            WorkerMode::Standalone,
+        )
+        .unwrap_err();
+        let shown = err.to_string();
+        let lines: Vec<_> = shown.lines().skip(1).collect();
+        assert_eq!(
+            lines,
+            [
+                "  line 2: offset.flush.interval.ms: Invalid value soon for configuration offset.flush.interval.ms: Not a number of type LONG",
+                "  line 3: num.partitions: Invalid value 0 for configuration num.partitions: Value must be at least 1",
+                "  line 4: topic.creation.enable: Invalid value maybe for configuration topic.creation.enable: Expected value to be either true or false",
+                "  key.converter: Missing required configuration \"key.converter\" which has no default value.",
+            ]
+        );
+        assert!(shown.starts_with("Invalid configuration in "));
+        assert!(shown
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("worker.properties:"));
+    }
+
+    #[test]
+    fn distributed_mode_requires_group_and_topics() {
+        let err = worker(
+            "key.converter=A\nvalue.converter=B\n",
+            WorkerMode::Distributed,
+        )
+        .unwrap_err();
+        let keys: Vec<_> = err
+            .problems()
+            .iter()
+            .filter_map(|p| p.key.as_deref())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "group.id",
+                "config.storage.topic",
+                "offset.storage.topic",
+                "status.storage.topic"
+            ]
+        );
+        let w = worker(
+            "key.converter=A\nvalue.converter=B\ngroup.id=connect-cluster\n\
+             config.storage.topic=connect-configs\noffset.storage.topic=connect-offsets\n\
+             status.storage.topic=connect-status\n",
+            WorkerMode::Distributed,
+        )
+        .unwrap();
+        assert_eq!(
+            w.bootstrap_servers(),
+            Some(&["localhost:9092".to_owned()][..])
+        );
+        assert_eq!(w.group_id(), Some("connect-cluster"));
+        assert_eq!(w.mode(), WorkerMode::Distributed);
+        assert!(w.warnings().is_empty());
+    }
+}
