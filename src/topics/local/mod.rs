@@ -1,19 +1,211 @@
-//! TEMP stub
-#![allow(missing_docs, dead_code, unused_variables)]
+//! The embedded durable log: topic data on local disk when no Kafka is configured.
+//!
+//! Layout of a log directory:
+//!
+//! ```text
+//! <dir>/.lock                              held (File::try_lock) by the one process that writes
+//! <dir>/<topic>-<partition>/<base>.log     segment files, <base> = 20-digit first offset
+//! <dir>/__groups/<group>.json              committed offsets of a consumer group
+//! <dir>/clean-shutdown.json                last segment of each partition, written by close()
+//! ```
+//!
+//! Records are appended by one writer thread that group-commits: it writes every queued batch,
+//! fsyncs once per touched partition, and only then acknowledges the batches and shows the
+//! records to consumers (see `writer.rs`). Frames are length-prefixed and CRC-checked
+//! (`segment.rs`); at open the last segment of each partition is scanned and a torn tail cut,
+//! unless the previous run closed cleanly (`checkpoint.rs`). Dropping a log without
+//! [`LocalLog::close`] lets the writer finish what is queued and release the lock on its own.
+
+mod checkpoint;
+mod consumer;
+mod group_offsets;
+mod index;
+mod log;
+mod partition;
+pub mod partitioner;
+mod producer;
+mod reader;
+mod segment;
+mod writer;
+
+use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
-use super::*;
-pub struct LocalLog;
-pub struct PartitionInfo { pub partition: i32, pub start_offset: i64, pub end_offset: i64 }
-pub struct TopicInfo { pub name: String, pub partitions: Vec<PartitionInfo> }
+
+pub use consumer::LocalConsumer;
+pub use producer::LocalProducer;
+
+use log::Log;
+
+use super::{
+    ConsumedRecord, PartitionOffsets, TopicBackend, TopicConsumer, TopicError, TopicPartition,
+    TopicProducer,
+};
+
+/// Default size at which a partition rolls to a new segment file.
+pub const DEFAULT_SEGMENT_BYTES: u64 = 128 * 1024 * 1024;
+/// Default bound on the bytes of batches queued but not yet durable.
+pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
+/// The most bytes of record data one consumer poll returns.
+const MAX_POLL_BYTES: usize = 8 * 1024 * 1024;
+/// Name of the lock file.
+const LOCK_FILE: &str = ".lock";
+
+/// Options of a writable log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalLogOptions {
+    /// Partitions of topics created automatically (on first produce or subscribe).
+    pub num_partitions: u32,
+    /// Size at which a partition rolls to a new segment file.
+    pub segment_bytes: u64,
+    /// Bytes of batches queued but not yet durable before `send_batch` waits (back-pressure).
+    pub max_in_flight_bytes: usize,
+}
+
+impl LocalLogOptions {
+    /// Defaults, with `num_partitions` partitions per new topic.
+    pub fn new(num_partitions: u32) -> Self {
+        Self {
+            num_partitions,
+            segment_bytes: DEFAULT_SEGMENT_BYTES,
+            max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
+        }
+    }
+}
+
+/// A topic and the offsets of its partitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicInfo {
+    /// Topic name.
+    pub name: String,
+    /// Its partitions, by number.
+    pub partitions: Vec<PartitionInfo>,
+}
+
+/// The offsets of one partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionInfo {
+    /// Partition number.
+    pub partition: i32,
+    /// The first offset stored.
+    pub start_offset: i64,
+    /// The offset after the last durable record (the next offset to be written).
+    pub end_offset: i64,
+}
+
+/// Maps an I/O error to [`TopicError::Io`] with the context "`what` `path`" (formatted only
+/// when there is an error).
+pub(crate) fn io_error<'a>(
+    what: &'a str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> TopicError + 'a {
+    move |source| TopicError::Io {
+        context: format!("{what} {}", path.display()),
+        source,
+    }
+}
+
+/// Makes the entries of directory `dir` (created, renamed files) durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), TopicError> {
+    #[cfg(unix)]
+    {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io_error("cannot sync directory", dir))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+/// An embedded durable log in one directory (see the [module documentation](self)). Producers
+/// and consumers come from its [`TopicBackend`] implementation.
+#[derive(Debug)]
+pub struct LocalLog {
+    log: Arc<Log>,
+}
+
 impl LocalLog {
-    pub fn open(dir: &Path, n: u32) -> Result<Arc<Self>, TopicError> { todo!() }
-    pub fn open_read_only(dir: &Path) -> Result<Arc<Self>, TopicError> { todo!() }
-    pub fn topics(&self) -> Vec<TopicInfo> { todo!() }
-    pub fn read(&self, tp: &TopicPartition, from: i64, max: usize) -> Result<Vec<ConsumedRecord>, TopicError> { todo!() }
-    pub async fn close(&self) {}
+    /// Opens (creating it if needed) the log in `dir` for writing, with `num_partitions`
+    /// partitions for auto-created topics and default options. Recovers the last segment of
+    /// every partition (cutting a torn tail) unless the log was closed cleanly. Fails with
+    /// [`TopicError::Unavailable`] when another process (or instance) writes the same directory.
+    pub fn open(dir: &Path, num_partitions: u32) -> Result<Arc<Self>, TopicError> {
+        Self::open_with(dir, LocalLogOptions::new(num_partitions))
+    }
+
+    /// [`Self::open`] with explicit options.
+    pub fn open_with(dir: &Path, options: LocalLogOptions) -> Result<Arc<Self>, TopicError> {
+        Ok(Arc::new(Self {
+            log: Arc::new(Log::open_with(dir, options)?),
+        }))
+    }
+
+    /// Opens the log in `dir` for reading only, without the lock and without repairing anything,
+    /// so a tool can look at a log a running worker writes. Only complete, valid records are
+    /// read; [`Self::topics`] and [`Self::read`] pick up what was appended since.
+    pub fn open_read_only(dir: &Path) -> Result<Arc<Self>, TopicError> {
+        Ok(Arc::new(Self {
+            log: Arc::new(Log::open_read_only(dir)?),
+        }))
+    }
+
+    /// The log directory.
+    pub fn dir(&self) -> &Path {
+        self.log.dir()
+    }
+
+    /// Whether this instance was opened with [`Self::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        self.log.is_read_only()
+    }
+
+    /// Every topic with its partitions' offsets, sorted by name. (Read-only: after picking up
+    /// what was appended since; a failure to do so is logged.)
+    pub fn topics(&self) -> Vec<TopicInfo> {
+        self.log.topics()
+    }
+
+    /// The offsets committed by consumer group `group` (next offset to read per partition).
+    pub fn committed(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        self.log.committed(group)
+    }
+
+    /// Up to `max` durable records of `tp` from offset `from_offset` (from the start when it
+    /// is below it). Blocking file I/O: meant for tools such as a `topics` command.
+    pub fn read(
+        &self,
+        tp: &TopicPartition,
+        from_offset: i64,
+        max: usize,
+    ) -> Result<Vec<ConsumedRecord>, TopicError> {
+        self.log.read(tp, from_offset, max)
+    }
+
+    /// A consumer of group `group`, member `member` of `members` (static assignment: of all
+    /// partitions of the subscribed topics sorted by (topic, partition), the k-th is read by
+    /// member `k % members`). The concrete type behind [`TopicBackend::consumer`].
+    pub fn consumer(&self, group: &str, member: usize, members: usize) -> LocalConsumer {
+        LocalConsumer::new(self.log.clone(), group, member, members)
+    }
+
+    /// Stops accepting batches, waits until everything queued before is durable, stops the
+    /// writer, records a clean-shutdown checkpoint (so the next open need not scan) and
+    /// releases the directory lock. Later sends fail with `Unavailable`. Dropping the log
+    /// without closing it lets the writer finish what is queued and release the lock itself.
+    pub async fn close(&self) {
+        self.log.close().await;
+    }
 }
+
 impl TopicBackend for LocalLog {
-    fn producer(&self) -> Arc<dyn TopicProducer> { todo!() }
-    fn consumer(&self, group: &str, member: usize, members: usize) -> Box<dyn TopicConsumer> { todo!() }
+    fn producer(&self) -> Arc<dyn TopicProducer> {
+        Arc::new(LocalProducer::new(self.log.clone()))
+    }
+
+    fn consumer(&self, group: &str, member: usize, members: usize) -> Box<dyn TopicConsumer> {
+        Box::new(LocalLog::consumer(self, group, member, members))
+    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,247 @@
+//! The consumer of the embedded log: static assignment within a group, durable reads, and
+//! polls that wake as soon as new records are durable.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::log::Log;
+use super::partition::Partition;
+use super::reader::Cursor;
+use super::MAX_POLL_BYTES;
+use crate::topics::{
+    ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer, TopicError, TopicPartition,
+};
+
+/// What the consumer subscribed to (a pattern anchored to match whole names).
+enum Subscribed {
+    Topics(Vec<String>),
+    Pattern(regex::Regex),
+}
+
+/// One assigned partition and the read position in it.
+struct Assigned {
+    tp: TopicPartition,
+    partition: Arc<Partition>,
+    cursor: Cursor,
+}
+
+/// A member of a consumer group of a [`LocalLog`](super::LocalLog). Assignment is static: of all partitions of
+/// the subscribed topics sorted by (topic, partition), the k-th goes to member `k % members`;
+/// with a pattern, topics created later are assigned at the next poll.
+pub struct LocalConsumer {
+    log: Arc<Log>,
+    group: String,
+    member: usize,
+    members: usize,
+    subscribed: Option<Subscribed>,
+    assigned: Vec<Assigned>,
+    /// The log's topic generation the assignment was computed at.
+    generation: u64,
+    changes: watch::Receiver<u64>,
+    /// Which assigned partition a poll reads first (rotates for fairness).
+    first: usize,
+}
+
+impl LocalConsumer {
+    /// Member `member` of `members` (0-based; a member number ≥ `members` gets nothing) of
+    /// consumer group `group` of `log`.
+    pub(crate) fn new(log: Arc<Log>, group: &str, member: usize, members: usize) -> Self {
+        let changes = log.subscribe_changes();
+        Self {
+            log,
+            group: group.to_string(),
+            member,
+            members: members.max(1),
+            subscribed: None,
+            assigned: Vec::new(),
+            generation: 0,
+            changes,
+            first: 0,
+        }
+    }
+
+    /// The consumer group.
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+
+    /// The next offset this consumer will read in `tp`, if assigned.
+    pub fn position(&self, tp: &TopicPartition) -> Option<i64> {
+        self.assigned
+            .iter()
+            .find(|a| &a.tp == tp)
+            .map(|a| a.cursor.next_offset())
+    }
+
+    /// Recomputes the assignment, keeping the positions of partitions still assigned.
+    fn assign(&mut self) -> Result<(), TopicError> {
+        let Some(subscribed) = &self.subscribed else {
+            return Ok(());
+        };
+        // Read before listing: a topic created meanwhile makes the next poll look again.
+        let generation = self.log.topics_generation();
+        let mut topics = Vec::new();
+        match subscribed {
+            Subscribed::Topics(names) => {
+                for name in names {
+                    topics.push(self.log.ensure_topic(name)?);
+                }
+            }
+            Subscribed::Pattern(pattern) => {
+                for name in self
+                    .log
+                    .topic_names()
+                    .iter()
+                    .filter(|n| pattern.is_match(n))
+                {
+                    topics.extend(self.log.topic(name));
+                }
+            }
+        }
+        topics.sort_by(|a, b| a.name.cmp(&b.name));
+        topics.dedup_by(|a, b| a.name == b.name);
+        let committed = self.log.committed(&self.group)?;
+        let mut previous = std::mem::take(&mut self.assigned);
+        let all = topics.iter().flat_map(|t| t.partitions.iter());
+        for (k, partition) in all.enumerate() {
+            if k % self.members != self.member {
+                continue;
+            }
+            let tp = TopicPartition {
+                topic: partition.topic.clone(),
+                partition: partition.partition,
+            };
+            if let Some(i) = previous.iter().position(|a| a.tp == tp) {
+                self.assigned.push(previous.swap_remove(i));
+                continue;
+            }
+            let (start, end) = (partition.start(), partition.end());
+            let next = match committed.get(&tp) {
+                None => start,
+                Some(&offset) if (start..=end).contains(&offset) => offset,
+                Some(&offset) => {
+                    tracing::warn!(
+                        group = %self.group, topic = %tp.topic, partition = tp.partition, committed = offset,
+                        start, end, "committed offset out of range; reading from the earliest offset"
+                    );
+                    start
+                }
+            };
+            self.assigned.push(Assigned {
+                tp,
+                partition: partition.clone(),
+                cursor: Cursor::new(next),
+            });
+        }
+        self.generation = generation;
+        Ok(())
+    }
+
+    /// Reads what is durable now, up to `max` records, starting with a rotating partition.
+    fn read_available(&mut self, max: usize) -> Result<Vec<ConsumedRecord>, TopicError> {
+        let mut out = Vec::new();
+        let n = self.assigned.len();
+        if n == 0 || max == 0 {
+            return Ok(out);
+        }
+        let mut bytes = 0;
+        for i in 0..n {
+            let remaining = max - out.len();
+            if remaining == 0 || bytes >= MAX_POLL_BYTES {
+                break;
+            }
+            let a = &mut self.assigned[(self.first + i) % n];
+            if self.log.is_read_only() {
+                a.partition.refresh()?;
+            }
+            bytes += a
+                .cursor
+                .read(&a.partition, remaining, MAX_POLL_BYTES - bytes, &mut out)?;
+        }
+        self.first = (self.first + 1) % n;
+        Ok(out)
+    }
+}
+
+#[async_trait]
+impl TopicConsumer for LocalConsumer {
+    async fn subscribe(&mut self, subscription: Subscription) -> Result<(), TopicError> {
+        self.subscribed = Some(match subscription {
+            Subscription::Topics(names) => Subscribed::Topics(names),
+            Subscription::Pattern(pattern) => {
+                let anchored =
+                    regex::Regex::new(&format!("^(?:{})$", pattern.as_str())).map_err(|e| {
+                        TopicError::Other(format!(
+                            "invalid topic pattern {}: {e}",
+                            pattern.as_str()
+                        ))
+                    })?;
+                Subscribed::Pattern(anchored)
+            }
+        });
+        self.assigned.clear();
+        self.assign()
+    }
+
+    async fn poll(
+        &mut self,
+        max: usize,
+        timeout: Duration,
+    ) -> Result<Vec<ConsumedRecord>, TopicError> {
+        let Some(subscribed) = &self.subscribed else {
+            return Err(TopicError::Other("poll before subscribe".to_string()));
+        };
+        let pattern = matches!(subscribed, Subscribed::Pattern(_));
+        let deadline = Instant::now() + timeout;
+        loop {
+            // Mark the current state seen before looking, so no later change is missed.
+            self.changes.borrow_and_update();
+            if pattern && self.log.is_read_only() {
+                self.log.refresh_topics()?;
+            }
+            if pattern && self.log.topics_generation() != self.generation {
+                self.assign()?;
+            }
+            let records = self.read_available(max)?;
+            if !records.is_empty() || max == 0 {
+                return Ok(records);
+            }
+            match tokio::time::timeout_at(deadline, self.changes.changed()).await {
+                Ok(Ok(())) => continue,
+                Ok(Err(_)) => {
+                    tokio::time::sleep_until(deadline).await;
+                    return Ok(Vec::new());
+                }
+                Err(_) => return Ok(Vec::new()),
+            }
+        }
+    }
+
+    async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+        let log = self.log.clone();
+        let group = self.group.clone();
+        let offsets = offsets.clone();
+        tokio::task::spawn_blocking(move || log.commit_blocking(&group, &offsets))
+            .await
+            .map_err(|e| {
+                TopicError::Other(format!(
+                    "the offset commit of group {} failed: {e}",
+                    self.group
+                ))
+            })?
+    }
+
+    fn assignment(&self) -> Vec<TopicPartition> {
+        self.assigned.iter().map(|a| a.tp.clone()).collect()
+    }
+
+    fn at_end(&self) -> bool {
+        self.assigned
+            .iter()
+            .all(|a| a.cursor.next_offset() >= a.partition.end())
+    }
+}

@@ -1,0 +1,210 @@
+//! Consumer-group offsets: one JSON file per group, `<dir>/__groups/<group>.json`, replaced
+//! atomically (temp file, fsync, rename, fsync of the directory) on every commit.
+//!
+//! ```json
+//! {"group":"connect-sink","offsets":[{"topic":"t","partition":0,"offset":42}]}
+//! ```
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+use super::{io_error, sync_dir};
+use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
+
+/// Name of the directory holding the group files.
+pub(crate) const GROUPS_DIR: &str = "__groups";
+
+#[derive(Serialize, Deserialize)]
+struct GroupFile {
+    group: String,
+    offsets: Vec<Entry>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    topic: String,
+    partition: i32,
+    offset: i64,
+}
+
+/// The committed offsets of every group of one log.
+#[derive(Debug)]
+pub(crate) struct GroupOffsets {
+    dir: PathBuf,
+    /// Groups read or committed by this process (committing merges into this).
+    cache: Mutex<HashMap<String, PartitionOffsets>>,
+    read_only: bool,
+}
+
+/// The file name of `group`: bytes outside `[A-Za-z0-9._-]` are written `%XX`.
+fn file_name(group: &str) -> String {
+    let mut name = String::with_capacity(group.len() + 5);
+    for b in group.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-' {
+            name.push(b as char);
+        } else {
+            name.push_str(&format!("%{b:02X}"));
+        }
+    }
+    name.push_str(".json");
+    name
+}
+
+impl GroupOffsets {
+    /// The groups of the log in `log_dir`; a read-only instance never caches (another process
+    /// may commit).
+    pub(crate) fn new(log_dir: &Path, read_only: bool) -> Self {
+        Self {
+            dir: log_dir.join(GROUPS_DIR),
+            cache: Mutex::new(HashMap::new()),
+            read_only,
+        }
+    }
+
+    fn path(&self, group: &str) -> Result<PathBuf, TopicError> {
+        let name = file_name(group);
+        if name.len() > 240 {
+            return Err(TopicError::Other(format!(
+                "consumer group name too long for a file name: {group}"
+            )));
+        }
+        Ok(self.dir.join(name))
+    }
+
+    fn load(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        let path = self.path(group)?;
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(PartitionOffsets::new())
+            }
+            Err(e) => return Err(io_error("cannot read", &path)(e)),
+        };
+        let file: GroupFile = serde_json::from_str(&text).map_err(|e| {
+            TopicError::Corrupt(format!(
+                "{}: not a consumer-group offsets file: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(file
+            .offsets
+            .into_iter()
+            .map(|e| {
+                (
+                    TopicPartition {
+                        topic: e.topic,
+                        partition: e.partition,
+                    },
+                    e.offset,
+                )
+            })
+            .collect())
+    }
+
+    /// The committed offsets of `group` (empty when it never committed).
+    pub(crate) fn committed(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        if self.read_only {
+            return self.load(group);
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(offsets) = cache.get(group) {
+            return Ok(offsets.clone());
+        }
+        let offsets = self.load(group)?;
+        cache.insert(group.to_string(), offsets.clone());
+        Ok(offsets)
+    }
+
+    /// Durably merges `offsets` into the committed offsets of `group` (blocking I/O).
+    pub(crate) fn commit(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+        if self.read_only {
+            return Err(TopicError::Unavailable(format!(
+                "{} is opened read-only",
+                self.dir.display()
+            )));
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut merged = match cache.get(group) {
+            Some(current) => current.clone(),
+            None => self.load(group)?,
+        };
+        merged.extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
+        self.write(group, &merged)?;
+        cache.insert(group.to_string(), merged);
+        Ok(())
+    }
+
+    fn write(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+        let path = self.path(group)?;
+        if !self.dir.exists() {
+            fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
+            if let Some(parent) = self.dir.parent() {
+                sync_dir(parent)?;
+            }
+        }
+        let file = GroupFile {
+            group: group.to_string(),
+            offsets: offsets
+                .iter()
+                .map(|(tp, o)| Entry {
+                    topic: tp.topic.clone(),
+                    partition: tp.partition,
+                    offset: *o,
+                })
+                .collect(),
+        };
+        let json = serde_json::to_vec_pretty(&file).map_err(|e| {
+            TopicError::Other(format!("cannot encode the offsets of group {group}: {e}"))
+        })?;
+        let mut temp =
+            tempfile::NamedTempFile::new_in(&self.dir).map_err(io_error("cannot write", &path))?;
+        temp.write_all(&json)
+            .map_err(io_error("cannot write", &path))?;
+        temp.as_file()
+            .sync_all()
+            .map_err(io_error("cannot write", &path))?;
+        temp.persist(&path)
+            .map_err(|e| io_error("cannot write", &path)(e.error))?;
+        sync_dir(&self.dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_names_are_escaped() {
+        assert_eq!(file_name("connect-my_sink.1"), "connect-my_sink.1.json");
+        assert_eq!(file_name("a/b c%"), "a%2Fb%20c%25.json");
+    }
+
+    #[test]
+    fn commits_merge_and_survive_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let tp = |p| TopicPartition {
+            topic: "t".to_string(),
+            partition: p,
+        };
+        let groups = GroupOffsets::new(dir.path(), false);
+        groups
+            .commit("g/1", &PartitionOffsets::from([(tp(0), 5)]))
+            .unwrap();
+        groups
+            .commit("g/1", &PartitionOffsets::from([(tp(1), 7)]))
+            .unwrap();
+        let reopened = GroupOffsets::new(dir.path(), true);
+        assert_eq!(
+            reopened.committed("g/1").unwrap(),
+            PartitionOffsets::from([(tp(0), 5), (tp(1), 7)])
+        );
+        assert!(reopened.committed("other").unwrap().is_empty());
+        let text = fs::read_to_string(dir.path().join("__groups/g%2F1.json")).unwrap();
+        assert!(text.contains("\"group\": \"g/1\""), "{text}");
+    }
+}

@@ -1,0 +1,413 @@
+//! The shared state of an open log: its topics, the queue to the writer, consumer groups.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, PoisonError, RwLock};
+
+use tokio::sync::{oneshot, watch, Semaphore};
+
+use super::checkpoint::{self, Checkpoint};
+use super::group_offsets::{GroupOffsets, GROUPS_DIR};
+use super::partition::Partition;
+use super::reader::Cursor;
+use super::writer::{self, Command};
+use super::{io_error, sync_dir, LocalLogOptions, PartitionInfo, TopicInfo, LOCK_FILE};
+use crate::topics::{ConsumedRecord, PartitionOffsets, TopicError, TopicPartition};
+
+/// A topic of the log.
+#[derive(Debug)]
+pub(crate) struct Topic {
+    pub(crate) name: String,
+    pub(crate) partitions: Vec<Arc<Partition>>,
+    /// Spreads null-key batches over the partitions.
+    pub(crate) round_robin: AtomicU32,
+}
+
+/// The state of an open log, shared by the [`LocalLog`](super::LocalLog) handle, producers,
+/// consumers and the writer thread.
+#[derive(Debug)]
+pub(crate) struct Log {
+    pub(crate) dir: PathBuf,
+    pub(crate) options: LocalLogOptions,
+    pub(crate) read_only: bool,
+    pub(crate) topics: RwLock<BTreeMap<String, Arc<Topic>>>,
+    /// Serializes topic creation.
+    pub(crate) create: Mutex<()>,
+    /// Bumped whenever a topic appears.
+    pub(crate) topics_generation: AtomicU64,
+    /// Bumped whenever records became durable or a topic appeared.
+    pub(crate) changes: Arc<watch::Sender<u64>>,
+    pub(crate) groups: GroupOffsets,
+    /// Queue to the writer thread; `None` once closed (or read-only). Held while offsets are
+    /// reserved so batches reach the writer in offset order.
+    pub(crate) enqueue: Mutex<Option<mpsc::Sender<Command>>>,
+    pub(crate) in_flight: Arc<Semaphore>,
+    /// Why the writer stopped accepting batches, after an I/O failure.
+    pub(crate) poisoned: Arc<Mutex<Option<String>>>,
+}
+
+/// Checks a topic name as Kafka does: 1 to 249 of `[A-Za-z0-9._-]`, neither `.` nor `..`.
+fn validate_topic_name(name: &str) -> Result<(), TopicError> {
+    let legal = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-');
+    if name.is_empty() || name.len() > 249 || !legal || name == "." || name == ".." {
+        return Err(TopicError::Other(format!(
+            "invalid topic name {name:?}: use 1 to 249 of the characters [A-Za-z0-9._-]"
+        )));
+    }
+    Ok(())
+}
+
+/// The topics present in `dir`, with the highest partition number found for each.
+fn list_topic_dirs(dir: &Path) -> Result<BTreeMap<String, u32>, TopicError> {
+    let mut topics = BTreeMap::new();
+    let entries = fs::read_dir(dir).map_err(io_error("cannot list", dir))?;
+    for entry in entries {
+        let entry = entry.map_err(io_error("cannot list", dir))?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if name == GROUPS_DIR || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let Some((topic, partition)) = name.rsplit_once('-') else {
+            continue;
+        };
+        if partition.is_empty()
+            || !partition.bytes().all(|b| b.is_ascii_digit())
+            || validate_topic_name(topic).is_err()
+        {
+            continue;
+        }
+        let Ok(partition) = partition.parse::<u32>() else {
+            continue;
+        };
+        if partition >= i32::MAX as u32 {
+            continue;
+        }
+        let max = topics.entry(topic.to_string()).or_insert(0);
+        *max = (*max).max(partition);
+    }
+    Ok(topics)
+}
+
+impl Log {
+    /// Opens the log in `dir` for writing: lock, recovery, writer thread.
+    pub(crate) fn open_with(dir: &Path, options: LocalLogOptions) -> Result<Self, TopicError> {
+        fs::create_dir_all(dir).map_err(io_error("cannot create the log directory", dir))?;
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_error("cannot open", &lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(TopicError::Unavailable(format!(
+                    "the embedded log {} is in use by another process (lock {} is held)",
+                    dir.display(),
+                    lock_path.display()
+                )))
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io_error("cannot lock", &lock_path)(e)),
+        }
+        let clean = checkpoint::read(dir);
+        let log = Self::load(dir, options, false, &clean)?;
+        // Durably gone before anything is appended: a stale checkpoint must never be trusted.
+        checkpoint::remove(dir)?;
+        let (tx, rx) = mpsc::channel();
+        writer::spawn(
+            rx,
+            log.options.segment_bytes,
+            log.changes.clone(),
+            log.poisoned.clone(),
+            Some(lock),
+        )
+        .map_err(io_error("cannot start the writer of", dir))?;
+        *log.enqueue.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
+        Ok(log)
+    }
+
+    /// Opens the log in `dir` for reading only: no lock, no repair.
+    pub(crate) fn open_read_only(dir: &Path) -> Result<Self, TopicError> {
+        if !dir.is_dir() {
+            return Err(TopicError::Unavailable(format!(
+                "no embedded log directory {}",
+                dir.display()
+            )));
+        }
+        Self::load(dir, LocalLogOptions::new(1), true, &Checkpoint::new())
+    }
+
+    fn load(
+        dir: &Path,
+        options: LocalLogOptions,
+        read_only: bool,
+        clean: &Checkpoint,
+    ) -> Result<Self, TopicError> {
+        let log = Self {
+            dir: dir.to_path_buf(),
+            read_only,
+            topics: RwLock::new(BTreeMap::new()),
+            create: Mutex::new(()),
+            topics_generation: AtomicU64::new(0),
+            changes: Arc::new(watch::channel(0).0),
+            groups: GroupOffsets::new(dir, read_only),
+            enqueue: Mutex::new(None),
+            in_flight: Arc::new(Semaphore::new(
+                options.max_in_flight_bytes.clamp(1, u32::MAX as usize),
+            )),
+            poisoned: Arc::new(Mutex::new(None)),
+            options,
+        };
+        log.load_topics(clean)?;
+        Ok(log)
+    }
+
+    /// Read-only: loads new topics and picks up appends to known ones.
+    pub(crate) fn refresh_topics(&self) -> Result<(), TopicError> {
+        self.load_topics(&Checkpoint::new())
+    }
+
+    /// Loads topics not known yet (all of them at open) and, read-only, refreshes known ones.
+    fn load_topics(&self, clean: &Checkpoint) -> Result<(), TopicError> {
+        let found = list_topic_dirs(&self.dir)?;
+        let mut added = false;
+        for (name, max) in found {
+            if let Some(topic) = self.topic(&name) {
+                if self.read_only {
+                    for partition in &topic.partitions {
+                        partition.refresh()?;
+                    }
+                }
+                continue;
+            }
+            let mut partitions = Vec::with_capacity(max as usize + 1);
+            for p in 0..=max {
+                let dir_name = format!("{name}-{p}");
+                let hint = clean.get(&dir_name).copied();
+                partitions.push(Arc::new(Partition::open(
+                    self.dir.join(dir_name),
+                    &name,
+                    p as i32,
+                    self.read_only,
+                    hint,
+                )?));
+            }
+            let topic = Arc::new(Topic {
+                name: name.clone(),
+                partitions,
+                round_robin: AtomicU32::new(0),
+            });
+            self.topics
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(name, topic);
+            added = true;
+        }
+        if added {
+            self.topics_generation.fetch_add(1, Ordering::SeqCst);
+            self.changes.send_modify(|v| *v = v.wrapping_add(1));
+        }
+        Ok(())
+    }
+
+    /// The log directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether this instance was opened with [`Self::open_read_only`].
+    pub(crate) fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    pub(crate) fn topic(&self, name: &str) -> Option<Arc<Topic>> {
+        self.topics
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    pub(crate) fn topic_names(&self) -> Vec<String> {
+        self.topics
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    pub(crate) fn topics_generation(&self) -> u64 {
+        self.topics_generation.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn subscribe_changes(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// The topic `name`, created with the configured partition count when absent (writable).
+    pub(crate) fn ensure_topic(&self, name: &str) -> Result<Arc<Topic>, TopicError> {
+        if let Some(topic) = self.topic(name) {
+            return Ok(topic);
+        }
+        if self.read_only {
+            self.refresh_topics()?;
+            return self.topic(name).ok_or_else(|| {
+                TopicError::Other(format!("no topic {name} in {}", self.dir.display()))
+            });
+        }
+        validate_topic_name(name)?;
+        let _creating = self.create.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(topic) = self.topic(name) {
+            return Ok(topic);
+        }
+        let count = self.options.num_partitions.clamp(1, i32::MAX as u32);
+        // Highest partition first: after a crash half-way the highest number still tells the
+        // count, and the next open creates the missing lower ones.
+        for p in (0..count).rev() {
+            let path = self.dir.join(format!("{name}-{p}"));
+            fs::create_dir_all(&path).map_err(io_error("cannot create", &path))?;
+        }
+        sync_dir(&self.dir)?;
+        let mut partitions = Vec::with_capacity(count as usize);
+        for p in 0..count {
+            let path = self.dir.join(format!("{name}-{p}"));
+            partitions.push(Arc::new(Partition::open(
+                path, name, p as i32, false, None,
+            )?));
+        }
+        let topic = Arc::new(Topic {
+            name: name.to_string(),
+            partitions,
+            round_robin: AtomicU32::new(0),
+        });
+        self.topics
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_string(), topic.clone());
+        self.topics_generation.fetch_add(1, Ordering::SeqCst);
+        self.changes.send_modify(|v| *v = v.wrapping_add(1));
+        tracing::debug!(topic = name, partitions = count, dir = %self.dir.display(), "created topic");
+        Ok(topic)
+    }
+
+    /// Every topic with its partitions' offsets, sorted by name.
+    /// (Read-only: after picking up what was appended; a failure to do so is logged and the
+    /// offsets known before are returned.)
+    pub(crate) fn topics(&self) -> Vec<TopicInfo> {
+        if self.read_only {
+            if let Err(e) = self.refresh_topics() {
+                tracing::warn!(dir = %self.dir.display(), error = %e, "cannot refresh the embedded log");
+            }
+        }
+        let topics = self.topics.read().unwrap_or_else(PoisonError::into_inner);
+        topics
+            .values()
+            .map(|t| TopicInfo {
+                name: t.name.clone(),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| PartitionInfo {
+                        partition: p.partition,
+                        start_offset: p.start(),
+                        end_offset: p.end(),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The offsets committed by consumer group `group` (next offset to read per partition).
+    pub(crate) fn committed(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        self.groups.committed(group)
+    }
+
+    /// Durably merges `offsets` into the committed offsets of `group` (blocking file I/O).
+    pub(crate) fn commit_blocking(
+        &self,
+        group: &str,
+        offsets: &PartitionOffsets,
+    ) -> Result<(), TopicError> {
+        self.groups.commit(group, offsets)
+    }
+
+    /// Up to `max` durable records of `tp` from offset `from_offset` (from the start when it
+    /// is below it). Blocking file I/O: meant for tools such as a `topics` command.
+    pub(crate) fn read(
+        &self,
+        tp: &TopicPartition,
+        from_offset: i64,
+        max: usize,
+    ) -> Result<Vec<ConsumedRecord>, TopicError> {
+        if self.read_only {
+            self.refresh_topics()?;
+        }
+        let partition = self
+            .topic(&tp.topic)
+            .and_then(|t| {
+                usize::try_from(tp.partition)
+                    .ok()
+                    .and_then(|p| t.partitions.get(p).cloned())
+            })
+            .ok_or_else(|| {
+                TopicError::Other(format!(
+                    "no partition {} of topic {} in {}",
+                    tp.partition,
+                    tp.topic,
+                    self.dir.display()
+                ))
+            })?;
+        let mut out = Vec::new();
+        Cursor::new(from_offset.max(partition.start())).read(
+            &partition,
+            max,
+            usize::MAX,
+            &mut out,
+        )?;
+        Ok(out)
+    }
+
+    /// Stops the writer after everything queued is durable, writes the clean-shutdown
+    /// checkpoint and releases the lock.
+    pub(crate) async fn close(&self) {
+        let tx = self
+            .enqueue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(tx) = tx else { return };
+        let (done, stopped) = oneshot::channel();
+        if tx.send(Command::Close { done }).is_err() {
+            return;
+        }
+        if let Ok(Some(lock)) = stopped.await {
+            let mut clean = Checkpoint::new();
+            let topics: Vec<Arc<Topic>> = self
+                .topics
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .values()
+                .cloned()
+                .collect();
+            for partition in topics.iter().flat_map(|t| &t.partitions) {
+                if let Some(last) = partition.last_segment() {
+                    clean.insert(format!("{}-{}", partition.topic, partition.partition), last);
+                }
+            }
+            let dir = self.dir.clone();
+            let written = tokio::task::spawn_blocking(move || checkpoint::write(&dir, clean)).await;
+            if let Ok(Err(e)) = written {
+                tracing::warn!(error = %e, "no clean-shutdown checkpoint; the next open scans the last segments");
+            }
+            drop(lock);
+        }
+    }
+}
