@@ -16,7 +16,10 @@ pub async fn first_signal() -> std::io::Result<()> {
         _ = int.recv() => "SIGINT",
         _ = term.recv() => "SIGTERM",
     };
-    info!(signal = name, "Stopping gracefully; send the signal again to exit at once.");
+    info!(
+        signal = name,
+        "Stopping gracefully; send the signal again to exit at once."
+    );
     tokio::spawn(async move {
         tokio::select! {
             _ = int.recv() => {}

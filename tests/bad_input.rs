@@ -10,7 +10,10 @@ fn run_failing(w: &Workdir, files: &[&std::path::Path]) -> (i32, String) {
     let out = w.run_until_idle("300ms", files);
     let err = stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.lines().count() <= 25, "error is longer than one screen:\n{err}");
+    assert!(
+        err.lines().count() <= 25,
+        "error is longer than one screen:\n{err}"
+    );
     (out.status.code().expect("exit code"), err)
 }
 
@@ -18,7 +21,10 @@ fn run_failing(w: &Workdir, files: &[&std::path::Path]) -> (i32, String) {
 fn a_malformed_properties_line_names_file_and_line() {
     let w = Workdir::new();
     let worker = w.worker("");
-    let bad = w.write("bad.properties", "name=x\nconnector.class=FileStreamSource\ntopic=t\nfile=\\uZZZZ\n");
+    let bad = w.write(
+        "bad.properties",
+        "name=x\nconnector.class=FileStreamSource\ntopic=t\nfile=\\uZZZZ\n",
+    );
     let (code, err) = run_failing(&w, &[&worker, &bad]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("bad.properties"), "{err}");
@@ -29,11 +35,17 @@ fn a_malformed_properties_line_names_file_and_line() {
 fn an_unknown_connector_class_lists_the_available_ones() {
     let w = Workdir::new();
     let worker = w.worker("");
-    let bad = w.write("c.properties", "name=x\nconnector.class=FileStreamSorce\ntopic=t\n");
+    let bad = w.write(
+        "c.properties",
+        "name=x\nconnector.class=FileStreamSorce\ntopic=t\n",
+    );
     let (code, err) = run_failing(&w, &[&worker, &bad]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("FileStreamSorce"), "{err}");
-    assert!(err.contains("org.apache.kafka.connect.file.FileStreamSourceConnector"), "{err}");
+    assert!(
+        err.contains("org.apache.kafka.connect.file.FileStreamSourceConnector"),
+        "{err}"
+    );
     assert!(err.contains("c.properties"), "{err}");
 }
 
@@ -41,11 +53,17 @@ fn an_unknown_connector_class_lists_the_available_ones() {
 fn a_missing_required_key_is_named() {
     let w = Workdir::new();
     let worker = w.worker("");
-    let bad = w.write("c.properties", "name=x\nconnector.class=FileStreamSource\nfile=in.txt\n");
+    let bad = w.write(
+        "c.properties",
+        "name=x\nconnector.class=FileStreamSource\nfile=in.txt\n",
+    );
     let (code, err) = run_failing(&w, &[&worker, &bad]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("c.properties"), "{err}");
-    assert!(err.contains("Missing required configuration \"topic\""), "{err}");
+    assert!(
+        err.contains("Missing required configuration \"topic\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -59,7 +77,10 @@ fn a_wrong_type_names_file_line_and_key_and_all_problems_are_listed() {
     let (code, err) = run_failing(&w, &[&worker, &bad]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("line 4"), "{err}");
-    assert!(err.contains("Invalid value abc for configuration tasks.max"), "{err}");
+    assert!(
+        err.contains("Invalid value abc for configuration tasks.max"),
+        "{err}"
+    );
     assert!(err.contains("line 5"), "{err}");
     assert!(err.contains("batch.size"), "{err}");
 }
@@ -67,7 +88,10 @@ fn a_wrong_type_names_file_line_and_key_and_all_problems_are_listed() {
 #[test]
 fn a_bad_worker_file_is_a_start_up_failure() {
     let w = Workdir::new();
-    let worker = w.write("worker.properties", "value.converter=StringConverter\noffset.flush.interval.ms=soon\n");
+    let worker = w.write(
+        "worker.properties",
+        "value.converter=StringConverter\noffset.flush.interval.ms=soon\n",
+    );
     let c = w.source("src", &w.path("in.txt"), "t");
     let (code, err) = run_failing(&w, &[&worker, &c]);
     assert_eq!(code, 2, "{err}");
@@ -85,7 +109,10 @@ fn an_unreadable_input_file_is_named() {
     let c = w.source("src", &w.path("in-dir"), "t");
     let (code, err) = run_failing(&w, &[&worker, &c]);
     assert_ne!(code, 0, "{err}");
-    assert!(err.contains(&w.path("in-dir").display().to_string()), "{err}");
+    assert!(
+        err.contains(&w.path("in-dir").display().to_string()),
+        "{err}"
+    );
 }
 
 #[test]
@@ -106,7 +133,10 @@ fn usage_errors_exit_1() {
     let w = Workdir::new();
     let out = w.command(&["standalone"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let out = w.command(&["standalone", "--exit-when-idle=soon", "w", "c"]).output().unwrap();
+    let out = w
+        .command(&["standalone", "--exit-when-idle=soon", "w", "c"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("500ms"), "{}", stderr(&out));
 }

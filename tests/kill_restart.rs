@@ -31,7 +31,12 @@ fn check_replays(output: &[u8], total: usize) -> usize {
     let mut expected = 0usize;
     let mut duplicates = 0;
     for (n, line) in body.split(|&b| b == b'\n').enumerate() {
-        assert_eq!(line.len(), WIDTH - 1, "line {n} is torn: {:?}", String::from_utf8_lossy(line));
+        assert_eq!(
+            line.len(),
+            WIDTH - 1,
+            "line {n} is torn: {:?}",
+            String::from_utf8_lossy(line)
+        );
         let idx: usize = std::str::from_utf8(&line[5..15]).unwrap().parse().unwrap();
         match idx.cmp(&expected) {
             std::cmp::Ordering::Equal => expected += 1,
@@ -47,7 +52,11 @@ fn check_replays(output: &[u8], total: usize) -> usize {
 
 #[test]
 fn sigkill_at_random_points_loses_nothing() {
-    let seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
     eprintln!("seed {seed}");
     let mut rng = Rng(seed);
     let w = Workdir::new();
@@ -77,7 +86,10 @@ fn sigkill_at_random_points_loses_nothing() {
                 .unwrap_or_else(|e| panic!("offsets file does not parse after kill {round}: {e}"));
             assert_eq!(doc["version"], 1);
         }
-        eprintln!("round {round}: killed with {} output lines", line_count(&output));
+        eprintln!(
+            "round {round}: killed with {} output lines",
+            line_count(&output)
+        );
     }
     let out = w.run_until_idle("500ms", &[&worker, &source, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -88,7 +100,9 @@ fn sigkill_at_random_points_loses_nothing() {
 #[test]
 fn the_replay_checker_rejects_gaps_and_torn_lines() {
     let lines = |idx: &[usize]| -> Vec<u8> {
-        idx.iter().flat_map(|&i| numbered_lines(i, 1, WIDTH)).collect()
+        idx.iter()
+            .flat_map(|&i| numbered_lines(i, 1, WIDTH))
+            .collect()
     };
     assert_eq!(check_replays(&lines(&[0, 1, 2, 1, 2, 3]), 4), 2);
     assert!(std::panic::catch_unwind(|| check_replays(&lines(&[0, 2]), 3)).is_err());

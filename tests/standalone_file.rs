@@ -11,7 +11,12 @@ fn the_readme_example_copies_the_input_to_the_output() {
     let w = Workdir::new();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     std::fs::create_dir_all(w.path("examples")).unwrap();
-    for name in ["worker.properties", "file-source.properties", "file-sink.properties", "input.txt"] {
+    for name in [
+        "worker.properties",
+        "file-source.properties",
+        "file-sink.properties",
+        "input.txt",
+    ] {
         std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
     }
     // The example files name their paths relative to the working directory (as Kafka's do).
@@ -37,7 +42,12 @@ fn the_toml_example_runs_the_same_job() {
     let w = Workdir::new();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     std::fs::create_dir_all(w.path("examples")).unwrap();
-    for name in ["worker.toml", "file-source.toml", "file-sink.toml", "input.txt"] {
+    for name in [
+        "worker.toml",
+        "file-source.toml",
+        "file-sink.toml",
+        "input.txt",
+    ] {
         std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
     }
     let out = w.run_until_idle(
@@ -66,7 +76,10 @@ fn a_million_lines_copy_byte_identical_and_a_restart_adds_only_the_new_lines() {
 
     let out = w.run_until_idle("500ms", &[&worker, &source, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(std::fs::read(&output).unwrap() == std::fs::read(&input).unwrap(), "output differs from input");
+    assert!(
+        std::fs::read(&output).unwrap() == std::fs::read(&input).unwrap(),
+        "output differs from input"
+    );
 
     // Append 1,000 lines and run again: exactly those are added.
     let more = numbered_lines(1_000_000, 1_000, 100);
@@ -75,11 +88,15 @@ fn a_million_lines_copy_byte_identical_and_a_restart_adds_only_the_new_lines() {
     std::fs::write(&input, &all).unwrap();
     let out = w.run_until_idle("500ms", &[&worker, &source, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(std::fs::read(&output).unwrap() == all, "second run did not add exactly the new lines");
+    assert!(
+        std::fs::read(&output).unwrap() == all,
+        "second run did not add exactly the new lines"
+    );
 
     // The offsets file records the byte position of the end of the input.
     let offsets: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(w.path("data/connect.offsets.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(w.path("data/connect.offsets.json")).unwrap())
+            .unwrap();
     assert_eq!(
         offsets["connectors"]["src"][0]["offset"]["position"].as_u64(),
         Some(all.len() as u64)
@@ -126,14 +143,33 @@ fn sigterm_stops_gracefully_with_a_final_offset_flush() {
     let source = w.source("src", &input, "t");
     let sink = w.sink("dst", &output, "t");
     let mut child = w.spawn(&[&worker, &source, &sink]);
-    wait_for("all lines in the output", Duration::from_secs(30), || line_count(&output) == 10_000);
+    // The sink writes at its flush (as Kafka's does): wait until the topic holds every line.
+    let w_arg = worker.display().to_string();
+    wait_for("all lines in the topic", Duration::from_secs(30), || {
+        let out = w
+            .command(&["topics", "--worker", &w_arg, "list"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).contains("t\t0\t10000")
+    });
     let status = terminate(&mut child, Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}");
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
     let offsets: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(w.path("data/connect.offsets.json")).unwrap()).unwrap();
-    assert_eq!(offsets["connectors"]["src"][0]["offset"]["position"].as_u64(), Some(500_000));
+        serde_json::from_slice(&std::fs::read(w.path("data/connect.offsets.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        offsets["connectors"]["src"][0]["offset"]["position"].as_u64(),
+        Some(500_000)
+    );
     let groups = std::fs::read_to_string(w.path("data/__groups/connect-dst.json")).unwrap();
-    assert!(groups.contains("10000"), "sink group committed last+1 = 10000: {groups}");
+    assert!(
+        groups.contains("10000"),
+        "sink group committed last+1 = 10000: {groups}"
+    );
 }
 
 #[test]
@@ -147,13 +183,29 @@ fn the_topics_command_lists_and_reads_the_embedded_log() {
     assert!(out.status.success(), "{}", stderr(&out));
 
     let w_arg = worker.display().to_string();
-    let list = w.command(&["topics", "--worker", &w_arg, "list"]).output().unwrap();
+    let list = w
+        .command(&["topics", "--worker", &w_arg, "list"])
+        .output()
+        .unwrap();
     assert!(list.status.success(), "{}", stderr(&list));
     let text = String::from_utf8(list.stdout).unwrap();
-    assert!(text.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["greek", "0", "3"]), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["greek", "0", "3"]),
+        "{text}"
+    );
 
     let read = w
-        .command(&["topics", "--worker", &w_arg, "read", "greek", "--from-beginning", "--max", "2"])
+        .command(&[
+            "topics",
+            "--worker",
+            &w_arg,
+            "read",
+            "greek",
+            "--from-beginning",
+            "--max",
+            "2",
+        ])
         .output()
         .unwrap();
     assert!(read.status.success(), "{}", stderr(&read));

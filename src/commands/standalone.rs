@@ -36,7 +36,10 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         }
     }
     if !problems.is_empty() {
-        return Err(CommandError::new(EXIT_CONNECTOR, anyhow!(problems.join("\n"))));
+        return Err(CommandError::new(
+            EXIT_CONNECTOR,
+            anyhow!(problems.join("\n")),
+        ));
     }
 
     if let Some(servers) = worker_config.bootstrap_servers() {
@@ -86,7 +89,10 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     if stopped_by == "idle" && !report.failed.is_empty() {
         return Err(CommandError::new(
             EXIT_TASK_FAILED,
-            anyhow!("Tasks failed: {} (see the log above)", report.failed.join(", ")),
+            anyhow!(
+                "Tasks failed: {} (see the log above)",
+                report.failed.join(", ")
+            ),
         ));
     }
     info!("Worker stopped.");
@@ -120,15 +126,22 @@ fn connector_spec(
         None
     } else {
         Some(plugins.connector(&class).with_context(|| {
-            format!("Invalid configuration in {}: connector.class", file.display())
+            format!(
+                "Invalid configuration in {}: connector.class",
+                file.display()
+            )
         })?)
     };
     let kind = match &plugin {
         Some(ConnectorPlugin::Sink(_)) => ConnectorKind::Sink,
         _ => ConnectorKind::Source,
     };
-    let plugin_def = plugin.as_ref().map(ConnectorPlugin::config_def).unwrap_or_default();
-    let config = ConnectorConfig::validate(&raw, kind, &plugin_def).inspect_err(|e| config::log_warnings(e.warnings()))?;
+    let plugin_def = plugin
+        .as_ref()
+        .map(ConnectorPlugin::config_def)
+        .unwrap_or_default();
+    let config = ConnectorConfig::validate(&raw, kind, &plugin_def)
+        .inspect_err(|e| config::log_warnings(e.warnings()))?;
     config::log_warnings(config.warnings());
     let Some(plugin) = plugin else {
         // validate() reports the missing connector.class; this is unreachable in practice.
@@ -148,13 +161,19 @@ fn connector_spec(
         }
     };
     let subscription = match kind {
-        ConnectorKind::Sink => Some(match config.values().string("topics.regex").filter(|r| !r.is_empty()) {
-            Some(pattern) => Subscription::Pattern(
-                regex::Regex::new(&format!("^(?:{pattern})$"))
-                    .with_context(|| format!("Invalid topics.regex in {}", file.display()))?,
-            ),
-            None => Subscription::Topics(config.values().list("topics").to_vec()),
-        }),
+        ConnectorKind::Sink => Some(
+            match config
+                .values()
+                .string("topics.regex")
+                .filter(|r| !r.is_empty())
+            {
+                Some(pattern) => Subscription::Pattern(
+                    regex::Regex::new(&format!("^(?:{pattern})$"))
+                        .with_context(|| format!("Invalid topics.regex in {}", file.display()))?,
+                ),
+                None => Subscription::Topics(config.values().list("topics").to_vec()),
+            },
+        ),
         ConnectorKind::Source => None,
     };
     if config.values().string("errors.tolerance") == Some("all") {
@@ -163,7 +182,13 @@ fn connector_spec(
     let key_converter = converter("key.converter", worker.key_converter_class());
     let value_converter = converter("value.converter", worker.value_converter_class());
     let header_converter = converter("header.converter", worker.header_converter_class());
-    check_converters(file, worker, &config, plugins, [&key_converter, &value_converter, &header_converter])?;
+    check_converters(
+        file,
+        worker,
+        &config,
+        plugins,
+        [&key_converter, &value_converter, &header_converter],
+    )?;
     Ok(ConnectorSpec {
         name: config.name().to_owned(),
         tasks_max: usize::try_from(config.values().int("tasks.max").unwrap_or(1)).unwrap_or(1),
@@ -191,16 +216,23 @@ fn check_converters(
 ) -> anyhow::Result<()> {
     let origin = |name: &str| match config.raw().origin(name) {
         Some(o) => o.to_string(),
-        None => worker
-            .origin(name)
-            .map_or_else(|| worker.raw().source().display().to_string(), ToString::to_string),
+        None => worker.origin(name).map_or_else(
+            || worker.raw().source().display().to_string(),
+            ToString::to_string,
+        ),
     };
     let mut problems = Vec::new();
-    for (name, conv, is_key) in [("key.converter", key, true), ("value.converter", value, false)] {
+    for (name, conv, is_key) in [
+        ("key.converter", key, true),
+        ("value.converter", value, false),
+    ] {
         let result = plugins
             .converter(&conv.class)
             .map_err(anyhow::Error::from)
-            .and_then(|mut c| c.configure(&conv.props, is_key).map_err(anyhow::Error::from));
+            .and_then(|mut c| {
+                c.configure(&conv.props, is_key)
+                    .map_err(anyhow::Error::from)
+            });
         if let Err(e) = result {
             problems.push(format!("  {}: {name}: {e}", origin(name)));
         }
@@ -210,7 +242,10 @@ fn check_converters(
         .map_err(anyhow::Error::from)
         .and_then(|mut c| c.configure(&header.props).map_err(anyhow::Error::from));
     if let Err(e) = result {
-        problems.push(format!("  {}: header.converter: {e}", origin("header.converter")));
+        problems.push(format!(
+            "  {}: header.converter: {e}",
+            origin("header.converter")
+        ));
     }
     if problems.is_empty() {
         Ok(())

@@ -26,7 +26,10 @@ const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
 /// When the worker file or the log cannot be read (exit 2), or the topic does not exist (1).
 pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
     let raw = load_file(&args.worker).map_err(|e| CommandError::new(EXIT_STARTUP, e))?;
-    let dir = PathBuf::from(raw.get("embedded.log.dir").unwrap_or(crate::config::DEFAULT_EMBEDDED_LOG_DIR));
+    let dir = PathBuf::from(
+        raw.get("embedded.log.dir")
+            .unwrap_or(crate::config::DEFAULT_EMBEDDED_LOG_DIR),
+    );
     let log = LocalLog::open_read_only(&dir)
         .with_context(|| format!("Could not open the embedded log {}", dir.display()))
         .map_err(|e| CommandError::new(EXIT_STARTUP, e))?;
@@ -51,7 +54,12 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
                 .topics()
                 .into_iter()
                 .find(|t| t.name == topic)
-                .ok_or_else(|| CommandError::new(EXIT_USAGE, anyhow::anyhow!("Topic {topic} does not exist in {}", dir.display())))?;
+                .ok_or_else(|| {
+                    CommandError::new(
+                        EXIT_USAGE,
+                        anyhow::anyhow!("Topic {topic} does not exist in {}", dir.display()),
+                    )
+                })?;
             let mut positions: Vec<(TopicPartition, i64)> = info
                 .partitions
                 .iter()
@@ -61,13 +69,23 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
                         topic: topic.clone(),
                         partition: p.partition,
                     };
-                    (tp, if from_beginning { p.start_offset } else { p.end_offset })
+                    (
+                        tp,
+                        if from_beginning {
+                            p.start_offset
+                        } else {
+                            p.end_offset
+                        },
+                    )
                 })
                 .collect();
             if positions.is_empty() {
                 return Err(CommandError::new(
                     EXIT_USAGE,
-                    anyhow::anyhow!("Topic {topic} has no partition {}", partition.unwrap_or_default()),
+                    anyhow::anyhow!(
+                        "Topic {topic} has no partition {}",
+                        partition.unwrap_or_default()
+                    ),
                 ));
             }
             let mut printed = 0u64;
@@ -79,7 +97,9 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
                     if room == 0 {
                         return Ok(());
                     }
-                    let records = log.read(tp, *next, room).map_err(|e| CommandError::new(EXIT_STARTUP, e))?;
+                    let records = log
+                        .read(tp, *next, room)
+                        .map_err(|e| CommandError::new(EXIT_STARTUP, e))?;
                     for r in &records {
                         print_record(&mut out, r);
                         *next = r.offset + 1;
@@ -93,7 +113,8 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
                 if any {
                     last_record = Instant::now();
                 } else {
-                    if timeout_ms.is_some_and(|t| last_record.elapsed() >= Duration::from_millis(t)) {
+                    if timeout_ms.is_some_and(|t| last_record.elapsed() >= Duration::from_millis(t))
+                    {
                         return Ok(());
                     }
                     let _ = out.flush();

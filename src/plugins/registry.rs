@@ -262,7 +262,10 @@ mod tests {
             let p = r.connector(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(matches!(p, ConnectorPlugin::Source(_)), "{name}");
         }
-        assert!(matches!(r.connector("FileStreamSink").unwrap(), ConnectorPlugin::Sink(_)));
+        assert!(matches!(
+            r.connector("FileStreamSink").unwrap(),
+            ConnectorPlugin::Sink(_)
+        ));
     }
 
     #[test]
@@ -279,10 +282,17 @@ mod tests {
         ] {
             assert!(r.converter(name).is_ok(), "{name}");
         }
-        for name in ["org.apache.kafka.connect.storage.SimpleHeaderConverter", "SimpleHeaderConverter", "Simple"] {
+        for name in [
+            "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+            "SimpleHeaderConverter",
+            "Simple",
+        ] {
             assert!(r.header_converter(name).is_ok(), "{name}");
         }
-        assert!(r.converter("Simple").is_err(), "SimpleHeaderConverter is not a Converter");
+        assert!(
+            r.converter("Simple").is_err(),
+            "SimpleHeaderConverter is not a Converter"
+        );
     }
 
     #[test]

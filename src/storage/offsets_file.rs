@@ -94,7 +94,11 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Offsets, StorageError> {
                     .get(key)
                     .and_then(Value::as_object)
                     .cloned()
-                    .ok_or_else(|| corrupt(format!("connector {name:?}: entry without a \"{key}\" object")))
+                    .ok_or_else(|| {
+                        corrupt(format!(
+                            "connector {name:?}: entry without a \"{key}\" object"
+                        ))
+                    })
             };
             list.push((field("partition")?, field("offset")?));
         }
@@ -138,10 +142,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&dir).map_err(io("Could not create the directory of"))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io("Could not create a temporary file for"))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(io("Could not create a temporary file for"))?;
     tmp.write_all(bytes).map_err(io("Could not write"))?;
     tmp.as_file().sync_all().map_err(io("Could not fsync"))?;
-    tmp.persist(path).map_err(|e| e.error).map_err(io("Could not replace"))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .map_err(io("Could not replace"))?;
     std::fs::File::open(&dir)
         .and_then(|d| d.sync_all())
         .map_err(io("Could not fsync the directory of"))?;
@@ -211,8 +218,14 @@ mod tests {
         let path = dir.path().join("sub/offsets.json");
         let store = FileOffsetStore::open(&path).unwrap();
         let p = Arc::new(map(json!({"filename": "in.txt"})));
-        store.put("src", vec![(p.clone(), Some(map(json!({"position": 10}))))]).await.unwrap();
-        store.put("src", vec![(p.clone(), Some(map(json!({"position": 20}))))]).await.unwrap();
+        store
+            .put("src", vec![(p.clone(), Some(map(json!({"position": 10}))))])
+            .await
+            .unwrap();
+        store
+            .put("src", vec![(p.clone(), Some(map(json!({"position": 20}))))])
+            .await
+            .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let doc: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
@@ -223,7 +236,10 @@ mod tests {
         assert_eq!(reopened.get("src", &p), Some(map(json!({"position": 20}))));
         assert_eq!(reopened.get("other", &p), None);
         // No temporary files are left behind.
-        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 
     #[tokio::test]
@@ -232,7 +248,10 @@ mod tests {
         let path = dir.path().join("offsets.json");
         let store = FileOffsetStore::open(&path).unwrap();
         let p = Arc::new(map(json!({"filename": "a"})));
-        store.put("src", vec![(p.clone(), Some(map(json!({"position": 1}))))]).await.unwrap();
+        store
+            .put("src", vec![(p.clone(), Some(map(json!({"position": 1}))))])
+            .await
+            .unwrap();
         store.put("src", vec![(p.clone(), None)]).await.unwrap();
         assert_eq!(store.get("src", &p), None);
         let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -245,7 +264,9 @@ mod tests {
         let path = dir.path().join("offsets.json");
         for content in [&b"{\"version\":1,\"conn"[..], b"[]", b"\xAC\xED\x00\x05sr"] {
             std::fs::write(&path, content).unwrap();
-            let err = FileOffsetStore::open(&path).err().expect("corrupt file must fail");
+            let err = FileOffsetStore::open(&path)
+                .err()
+                .expect("corrupt file must fail");
             let message = err.to_string();
             assert!(message.contains(&path.display().to_string()), "{message}");
             assert!(message.contains("corrupt"), "{message}");

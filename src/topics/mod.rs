@@ -98,7 +98,10 @@ pub type Delivery = BoxFuture<'static, Result<(), TopicError>>;
 pub trait TopicProducer: Send + Sync {
     /// Queues a batch; records of one partition keep their order. The returned future resolves
     /// when the whole batch is durable. May wait (back-pressure) while too much is in flight.
-    fn send_batch(&self, records: Vec<ProducerRecord>) -> BoxFuture<'_, Result<Delivery, TopicError>>;
+    fn send_batch(
+        &self,
+        records: Vec<ProducerRecord>,
+    ) -> BoxFuture<'_, Result<Delivery, TopicError>>;
 }
 
 /// Reads topics as a member of a consumer group.
@@ -108,7 +111,11 @@ pub trait TopicConsumer: Send {
     /// or at the beginning when there is none (`auto.offset.reset=earliest`).
     async fn subscribe(&mut self, subscription: Subscription) -> Result<(), TopicError>;
     /// Returns up to `max` records, waiting up to `timeout` when none is available.
-    async fn poll(&mut self, max: usize, timeout: Duration) -> Result<Vec<ConsumedRecord>, TopicError>;
+    async fn poll(
+        &mut self,
+        max: usize,
+        timeout: Duration,
+    ) -> Result<Vec<ConsumedRecord>, TopicError>;
     /// Commits the group's offsets (next offset to read) durably.
     async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError>;
     /// The partitions assigned to this consumer now.

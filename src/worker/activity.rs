@@ -60,7 +60,13 @@ impl TaskActivity {
 
     /// The task stopped.
     pub fn stopped(&self) {
-        self.set(|s| if s == Activity::Failed { s } else { Activity::Stopped });
+        self.set(|s| {
+            if s == Activity::Failed {
+                s
+            } else {
+                Activity::Stopped
+            }
+        });
     }
 
     /// The current activity.

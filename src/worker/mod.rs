@@ -12,7 +12,9 @@ pub mod submitted;
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, ConnectError, OffsetMap, OffsetReader, SinkTaskContext, SourceTaskContext};
+use connect_api::{
+    ConfigMap, ConnectError, OffsetMap, OffsetReader, SinkTaskContext, SourceTaskContext,
+};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, info_span, warn, Instrument};
@@ -131,9 +133,15 @@ impl Worker {
 
     fn converters(&self, spec: &ConnectorSpec) -> Result<RecordConverters, ConnectError> {
         let registry_error = |e: crate::plugins::RegistryError| ConnectError::Other(e.to_string());
-        let mut key = self.plugins.converter(&spec.key_converter.class).map_err(registry_error)?;
+        let mut key = self
+            .plugins
+            .converter(&spec.key_converter.class)
+            .map_err(registry_error)?;
         key.configure(&spec.key_converter.props, true)?;
-        let mut value = self.plugins.converter(&spec.value_converter.class).map_err(registry_error)?;
+        let mut value = self
+            .plugins
+            .converter(&spec.value_converter.class)
+            .map_err(registry_error)?;
         value.configure(&spec.value_converter.props, false)?;
         let mut header = self
             .plugins
@@ -147,7 +155,10 @@ impl Worker {
     ///
     /// # Errors
     /// When the connector or a converter cannot be created or started.
-    pub async fn start_connector(&mut self, spec: ConnectorSpec) -> Result<(), ConnectorStartError> {
+    pub async fn start_connector(
+        &mut self,
+        spec: ConnectorSpec,
+    ) -> Result<(), ConnectorStartError> {
         let name = spec.name.clone();
         let fail = |source| ConnectorStartError {
             connector: name.clone(),
@@ -189,55 +200,59 @@ impl Worker {
             let activity = Arc::new(TaskActivity::new(task_name.clone()));
             let cancel = self.cancel.child_token();
             let task_id = u32::try_from(i).unwrap_or(u32::MAX);
-            let fut: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), TaskError>> + Send>> =
-                match &spec.plugin {
-                    ConnectorPlugin::Source(p) => Box::pin(
-                        source_task::SourceTaskRunner {
+            let fut: std::pin::Pin<
+                Box<dyn std::future::Future<Output = Result<(), TaskError>> + Send>,
+            > = match &spec.plugin {
+                ConnectorPlugin::Source(p) => Box::pin(
+                    source_task::SourceTaskRunner {
+                        connector: name.clone(),
+                        task: p.new_task(),
+                        config,
+                        ctx: SourceTaskContext {
                             connector: name.clone(),
+                            task: task_id,
+                            offsets: Arc::new(StoreOffsetReader {
+                                connector: name.clone(),
+                                store: self.offsets.clone(),
+                            }),
+                            cancel,
+                        },
+                        converters,
+                        producer: self.topics.producer(),
+                        offsets: self.offsets.clone(),
+                        settings: self.settings.clone(),
+                        activity: activity.clone(),
+                        tolerate_errors: spec.tolerate_errors,
+                    }
+                    .run(),
+                ),
+                ConnectorPlugin::Sink(p) => {
+                    let subscription = spec.subscription.clone().ok_or_else(|| {
+                        fail(ConnectError::config(
+                            "topics",
+                            "Must configure one of topics or topics.regex",
+                        ))
+                    })?;
+                    Box::pin(
+                        sink_task::SinkTaskRunner {
                             task: p.new_task(),
                             config,
-                            ctx: SourceTaskContext {
+                            ctx: SinkTaskContext {
                                 connector: name.clone(),
                                 task: task_id,
-                                offsets: Arc::new(StoreOffsetReader {
-                                    connector: name.clone(),
-                                    store: self.offsets.clone(),
-                                }),
                                 cancel,
                             },
                             converters,
-                            producer: self.topics.producer(),
-                            offsets: self.offsets.clone(),
+                            consumer: self.topics.consumer(&format!("connect-{name}"), i, members),
+                            subscription,
                             settings: self.settings.clone(),
                             activity: activity.clone(),
                             tolerate_errors: spec.tolerate_errors,
                         }
                         .run(),
-                    ),
-                    ConnectorPlugin::Sink(p) => {
-                        let subscription = spec.subscription.clone().ok_or_else(|| {
-                            fail(ConnectError::config("topics", "Must configure one of topics or topics.regex"))
-                        })?;
-                        Box::pin(
-                            sink_task::SinkTaskRunner {
-                                task: p.new_task(),
-                                config,
-                                ctx: SinkTaskContext {
-                                    connector: name.clone(),
-                                    task: task_id,
-                                    cancel,
-                                },
-                                converters,
-                                consumer: self.topics.consumer(&format!("connect-{name}"), i, members),
-                                subscription,
-                                settings: self.settings.clone(),
-                                activity: activity.clone(),
-                                tolerate_errors: spec.tolerate_errors,
-                            }
-                            .run(),
-                        )
-                    }
-                };
+                    )
+                }
+            };
             let cell = activity.clone();
             let span = info_span!("task", connector = %name, task = i);
             let handle = tokio::spawn(
@@ -284,7 +299,10 @@ impl Worker {
         let deadline = tokio::time::Instant::now() + self.settings.graceful_shutdown_timeout;
         let mut report = StopReport::default();
         for task in &mut self.tasks {
-            if tokio::time::timeout_at(deadline, &mut task.handle).await.is_err() {
+            if tokio::time::timeout_at(deadline, &mut task.handle)
+                .await
+                .is_err()
+            {
                 task.handle.abort();
                 report.forced.push(task.activity.name.clone());
             }

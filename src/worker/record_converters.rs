@@ -28,14 +28,17 @@ impl RecordConverters {
         let topic = record.topic.as_str();
         let mut headers = Vec::with_capacity(record.headers.0.len());
         for h in record.headers.iter() {
-            let bytes = self
-                .header
-                .from_connect_header(topic, &h.key, h.schema.as_ref(), &h.value)?;
+            let bytes =
+                self.header
+                    .from_connect_header(topic, &h.key, h.schema.as_ref(), &h.value)?;
             headers.push((h.key.clone(), bytes));
         }
-        let key = self
-            .key
-            .from_connect(topic, &record.headers, record.key_schema.as_ref(), &record.key)?;
+        let key = self.key.from_connect(
+            topic,
+            &record.headers,
+            record.key_schema.as_ref(),
+            &record.key,
+        )?;
         let value = self.value.from_connect(
             topic,
             &record.headers,
@@ -60,7 +63,9 @@ impl RecordConverters {
         let topic = record.topic.as_str();
         let empty = Headers::new();
         let key = self.key.to_connect(topic, &empty, record.key.as_deref())?;
-        let value = self.value.to_connect(topic, &empty, record.value.as_deref())?;
+        let value = self
+            .value
+            .to_connect(topic, &empty, record.value.as_deref())?;
         let mut headers = Headers::new();
         for (k, v) in &record.headers {
             let sv = self.header.to_connect_header(topic, k, v.as_deref())?;
@@ -85,5 +90,8 @@ impl RecordConverters {
 
 /// Splits a source record into its offset bookkeeping and its connect record.
 pub fn split(record: SourceRecord) -> (crate::storage::OffsetEntry, ConnectRecord) {
-    ((record.source_partition, record.source_offset), record.record)
+    (
+        (record.source_partition, record.source_offset),
+        record.record,
+    )
 }

@@ -118,7 +118,10 @@ impl SinkTaskRunner {
             .filter(|tp| !st.open.contains(tp))
             .collect();
         if !new.is_empty() {
-            self.task.open(&new).await.map_err(TaskError::at("Task open"))?;
+            self.task
+                .open(&new)
+                .await
+                .map_err(TaskError::at("Task open"))?;
             st.open.extend(new);
         }
         Ok(())

@@ -85,8 +85,7 @@ impl Workdir {
         let mut args = vec!["standalone".to_owned(), format!("--exit-when-idle={idle}")];
         args.extend(files.iter().map(|f| f.display().to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = self.command(&args).output().expect("run connect-rs");
-        out
+        self.command(&args).output().expect("run connect-rs")
     }
 
     /// Spawns `connect-rs standalone worker files...` in the background.
@@ -105,7 +104,10 @@ impl Workdir {
 pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {
-        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         std::thread::park_timeout(Duration::from_millis(20));
     }
 }

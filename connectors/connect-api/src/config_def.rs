@@ -401,7 +401,10 @@ impl ConfigDef {
                         let shown = if key.config_type == ConfigType::Password {
                             "[hidden]".to_owned()
                         } else {
-                            props.get(key.name).cloned().unwrap_or_else(|| value.to_string())
+                            props
+                                .get(key.name)
+                                .cloned()
+                                .unwrap_or_else(|| value.to_string())
                         };
                         issues.push(ConfigIssue::new(
                             key.name,
@@ -494,25 +497,60 @@ mod tests {
     fn def() -> ConfigDef {
         ConfigDef::new()
             .define(
-                ConfigKey::new("name", ConfigType::String, Default::Required, Importance::High, "")
-                    .validator(Validator::NonEmptyString),
+                ConfigKey::new(
+                    "name",
+                    ConfigType::String,
+                    Default::Required,
+                    Importance::High,
+                    "",
+                )
+                .validator(Validator::NonEmptyString),
             )
             .define(
-                ConfigKey::new("tasks.max", ConfigType::Int, Default::Value("1"), Importance::High, "")
-                    .validator(Validator::at_least(1.0)),
+                ConfigKey::new(
+                    "tasks.max",
+                    ConfigType::Int,
+                    Default::Value("1"),
+                    Importance::High,
+                    "",
+                )
+                .validator(Validator::at_least(1.0)),
             )
-            .define(ConfigKey::new("flag", ConfigType::Boolean, Default::Value("false"), Importance::Low, ""))
-            .define(ConfigKey::new("secret", ConfigType::Password, Default::Null, Importance::Low, ""))
-            .define(ConfigKey::new("topics", ConfigType::List, Default::Value(""), Importance::Low, ""))
+            .define(ConfigKey::new(
+                "flag",
+                ConfigType::Boolean,
+                Default::Value("false"),
+                Importance::Low,
+                "",
+            ))
+            .define(ConfigKey::new(
+                "secret",
+                ConfigType::Password,
+                Default::Null,
+                Importance::Low,
+                "",
+            ))
+            .define(ConfigKey::new(
+                "topics",
+                ConfigType::List,
+                Default::Value(""),
+                Importance::Low,
+                "",
+            ))
     }
 
     fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
     }
 
     #[test]
     fn defaults_apply_and_types_parse() {
-        let v = def().parse(&props(&[("name", "x"), ("topics", "a, b")])).unwrap();
+        let v = def()
+            .parse(&props(&[("name", "x"), ("topics", "a, b")]))
+            .unwrap();
         assert_eq!(v.int("tasks.max"), Some(1));
         assert_eq!(v.boolean("flag"), Some(false));
         assert_eq!(v.list("topics"), ["a", "b"]);
@@ -537,7 +575,9 @@ mod tests {
 
     #[test]
     fn validators_name_the_bound() {
-        let issues = def().parse(&props(&[("name", "x"), ("tasks.max", "0")])).unwrap_err();
+        let issues = def()
+            .parse(&props(&[("name", "x"), ("tasks.max", "0")]))
+            .unwrap_err();
         assert_eq!(
             issues[0].message,
             "Invalid value 0 for configuration tasks.max: Value must be at least 1"
@@ -546,7 +586,9 @@ mod tests {
 
     #[test]
     fn passwords_never_print() {
-        let v = def().parse(&props(&[("name", "x"), ("secret", "s3cr3t")])).unwrap();
+        let v = def()
+            .parse(&props(&[("name", "x"), ("secret", "s3cr3t")]))
+            .unwrap();
         assert_eq!(v.get("secret").to_string(), "[hidden]");
         assert_eq!(v.string("secret"), Some("s3cr3t"));
     }

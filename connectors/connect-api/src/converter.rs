@@ -41,8 +41,12 @@ pub trait Converter: Send + Sync {
     ///
     /// # Errors
     /// A data error when the bytes are not in the converter's format.
-    fn to_connect(&self, topic: &str, headers: &Headers, data: Option<&[u8]>)
-        -> Result<SchemaAndValue>;
+    fn to_connect(
+        &self,
+        topic: &str,
+        headers: &Headers,
+        data: Option<&[u8]>,
+    ) -> Result<SchemaAndValue>;
 }
 
 /// Converts header values (Kafka Connect's `HeaderConverter`). Pure: no I/O.
@@ -70,6 +74,10 @@ pub trait HeaderConverter: Send + Sync {
     ///
     /// # Errors
     /// A data error when the bytes cannot be read.
-    fn to_connect_header(&self, topic: &str, key: &str, data: Option<&[u8]>)
-        -> Result<SchemaAndValue>;
+    fn to_connect_header(
+        &self,
+        topic: &str,
+        key: &str,
+        data: Option<&[u8]>,
+    ) -> Result<SchemaAndValue>;
 }

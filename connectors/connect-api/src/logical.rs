@@ -33,7 +33,9 @@ pub fn time() -> SchemaBuilder {
 
 /// A Timestamp schema builder.
 pub fn timestamp() -> SchemaBuilder {
-    SchemaBuilder::new(SchemaType::Int64).name(TIMESTAMP).version(1)
+    SchemaBuilder::new(SchemaType::Int64)
+        .name(TIMESTAMP)
+        .version(1)
 }
 
 /// The scale of a Decimal schema, if the schema is one and its parameter is valid.

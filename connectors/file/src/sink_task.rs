@@ -190,7 +190,11 @@ impl SinkTask for FileStreamSinkTask {
 /// committed and are delivered again.
 fn open_for_append(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = OpenOptions::new().create(true).read(true).append(true).open(path)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
     let len = file.metadata()?.len();
     if len == 0 {
         return Ok(file);
@@ -376,7 +380,6 @@ mod tests {
             "{err}"
         );
     }
-
 
     #[tokio::test]
     async fn a_torn_last_line_from_an_interrupted_write_is_removed_at_start() {

@@ -76,7 +76,10 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        let err = FileStreamSourceConnector::new().start(&props).await.unwrap_err();
+        let err = FileStreamSourceConnector::new()
+            .start(&props)
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains(&path), "{err}");
     }
 }
