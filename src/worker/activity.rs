@@ -47,9 +47,15 @@ impl TaskActivity {
 
     /// The task found nothing to do; keeps the earlier instant if it was idle already.
     pub fn idle(&self) {
+        self.idle_since(Instant::now());
+    }
+
+    /// The task has found nothing to do since `since` (e.g. the start of a poll that returned
+    /// nothing); keeps an earlier instant if it was idle already.
+    pub fn idle_since(&self, since: Instant) {
         self.set(|s| match s {
-            Activity::Idle(t) => Activity::Idle(t),
-            _ => Activity::Idle(Instant::now()),
+            Activity::Idle(t) => Activity::Idle(t.min(since)),
+            _ => Activity::Idle(since),
         });
     }
 

@@ -21,7 +21,7 @@ use crate::storage::{OffsetEntry, OffsetStore};
 use crate::topics::{TopicError, TopicProducer};
 
 /// Batches produced but not yet acknowledged, at most.
-const MAX_IN_FLIGHT_BATCHES: usize = 32;
+const MAX_IN_FLIGHT_BATCHES: usize = 8;
 /// Pause after a retriable poll error.
 const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 
@@ -99,6 +99,7 @@ impl SourceTaskRunner {
                 self.flush(state).await?;
                 flush_at = Instant::now() + self.settings.offset_flush_interval;
             }
+            let poll_started = std::time::Instant::now();
             let polled = tokio::select! {
                 _ = cancel.cancelled() => return Ok(()),
                 r = self.task.poll() => r,
@@ -116,8 +117,9 @@ impl SourceTaskRunner {
                 Err(e) => return Err(TaskError::at("Task poll")(e)),
             };
             if batch.is_empty() {
+                // Nothing new since the poll started (a poll may wait for data).
                 if state.submitted.in_flight() == 0 {
-                    self.activity.idle();
+                    self.activity.idle_since(poll_started);
                 }
                 continue;
             }

@@ -45,7 +45,7 @@ use super::{
 /// Default size at which a partition rolls to a new segment file.
 pub const DEFAULT_SEGMENT_BYTES: u64 = 128 * 1024 * 1024;
 /// Default bound on the bytes of batches queued but not yet durable.
-pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
+pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 16 * 1024 * 1024;
 /// The most bytes of record data one consumer poll returns.
 const MAX_POLL_BYTES: usize = 8 * 1024 * 1024;
 /// Name of the lock file.
