@@ -70,8 +70,11 @@ pub enum TopicsAction {
         /// Topic name.
         topic: String,
         /// Start at the earliest record instead of the end.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "offset")]
         from_beginning: bool,
+        /// Start at this offset (in every partition read).
+        #[arg(long, value_name = "OFFSET")]
+        offset: Option<i64>,
         /// Exit after printing this many records.
         #[arg(long, value_name = "N")]
         max: Option<u64>,

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use support::*;
 
-const LINES: usize = 400_000;
+const LINES: usize = 1_000_000;
 const WIDTH: usize = 100;
 
 /// A small deterministic generator (xorshift), seeded from the clock and printed.
@@ -37,7 +37,7 @@ fn check_replays(output: &[u8], total: usize) -> usize {
             "line {n} is torn: {:?}",
             String::from_utf8_lossy(line)
         );
-        let idx: usize = std::str::from_utf8(&line[5..15]).unwrap().parse().unwrap();
+        let idx = line_index(line);
         match idx.cmp(&expected) {
             std::cmp::Ordering::Equal => expected += 1,
             std::cmp::Ordering::Less => duplicates += 1,
@@ -48,6 +48,133 @@ fn check_replays(output: &[u8], total: usize) -> usize {
     }
     assert_eq!(expected, total, "output ends before the input does");
     duplicates
+}
+
+/// The input line index of a numbered line.
+fn line_index(line: &[u8]) -> usize {
+    std::str::from_utf8(&line[5..15]).unwrap().parse().unwrap()
+}
+
+/// The input line index of the record at `offset` of topic `t` (via `topics read --offset`).
+fn topic_line_at(w: &Workdir, worker: &std::path::Path, offset: u64) -> usize {
+    let worker = worker.display().to_string();
+    let offset = offset.to_string();
+    let out = w
+        .command(&[
+            "topics",
+            "--worker",
+            &worker,
+            "read",
+            "t",
+            "--offset",
+            &offset,
+            "--max",
+            "1",
+            "--timeout-ms",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let value = text
+        .trim_end()
+        .rsplit('\t')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        value.starts_with("line-"),
+        "no record at offset {offset}: {text:?} {}",
+        stderr(&out)
+    );
+    line_index(value.as_bytes())
+}
+
+/// The end offset of partition 0 of topic `t`.
+fn topic_end(w: &Workdir, worker: &std::path::Path) -> u64 {
+    let worker = worker.display().to_string();
+    let out = w
+        .command(&["topics", "--worker", &worker, "list"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("t\t0\t"))
+        .map_or(0, |end| end.parse().unwrap())
+}
+
+/// What was committed when a process was killed, and where its successor must resume.
+struct Committed {
+    /// Complete output lines at the kill.
+    output_lines: usize,
+    /// Topic end offset at the kill: the restarted source's first record lands here.
+    topic_end: u64,
+    /// Input line the restarted source must produce first (from the offsets file).
+    source_next: usize,
+    /// Sink group's committed offset.
+    sink_next_offset: u64,
+}
+
+/// The input line the source will produce next, from the offsets file (which must always parse).
+fn committed_source_line(w: &Workdir) -> usize {
+    let offsets = w.path("data/connect.offsets.json");
+    if !offsets.exists() {
+        return 0;
+    }
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&offsets).unwrap())
+        .unwrap_or_else(|e| panic!("offsets file does not parse: {e}"));
+    assert_eq!(doc["version"], 1);
+    doc["connectors"]["src"][0]["offset"]["position"]
+        .as_u64()
+        .unwrap_or(0) as usize
+        / WIDTH
+}
+
+fn committed(w: &Workdir, worker: &std::path::Path, output: &std::path::Path) -> Committed {
+    let source_next = committed_source_line(w);
+    let group = w.path("data/__groups/connect-dst.json");
+    let sink_next_offset = if group.exists() {
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&group).unwrap()).unwrap();
+        doc["offsets"][0]["offset"].as_u64().unwrap_or(0)
+    } else {
+        0
+    };
+    Committed {
+        output_lines: line_count(output),
+        topic_end: topic_end(w, worker),
+        source_next,
+        sink_next_offset,
+    }
+}
+
+/// After a restart: the source resumed exactly at its committed position, and the sink exactly
+/// at its committed offset, so the only duplicates are what was not yet committed.
+fn check_resumed_exactly(w: &Workdir, worker: &std::path::Path, output: &[u8], c: &Committed) {
+    if c.topic_end < topic_end(w, worker) {
+        assert_eq!(
+            topic_line_at(w, worker, c.topic_end),
+            c.source_next,
+            "the restarted source did not resume at its committed position"
+        );
+    }
+    let expected_sink_line = if c.sink_next_offset < c.topic_end {
+        topic_line_at(w, worker, c.sink_next_offset)
+    } else {
+        c.source_next
+    };
+    if let Some(line) = output
+        .split(|&b| b == b'\n')
+        .nth(c.output_lines)
+        .filter(|l| !l.is_empty())
+    {
+        assert_eq!(
+            line_index(line),
+            expected_sink_line,
+            "the restarted sink did not resume at its committed offset"
+        );
+    }
 }
 
 #[test]
@@ -62,38 +189,40 @@ fn sigkill_at_random_points_loses_nothing() {
     let w = Workdir::new();
     let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
     let output = w.path("out.txt");
-    let worker = w.worker("offset.flush.interval.ms=100");
+    let worker = w.worker("offset.flush.interval.ms=50");
     let source = w.source("src", &input, "t");
     let sink = w.sink("dst", &output, "t");
-    let offsets = w.path("data/connect.offsets.json");
+    let mut kills = Vec::new();
 
     for round in 0..6 {
-        let before = line_count(&output);
         let mut child = w.spawn(&[&worker, &source, &sink]);
-        // Kill after a random amount of new output (or right at start-up in round 0).
-        let target = before + (rng.next() % (LINES as u64 / 8)) as usize;
         if round > 0 {
+            // Run until the committed source position passed a random target, then kill after a
+            // further random delay, so the kill lands anywhere relative to the offset flushes.
+            let start = kills.last().map_or(0, |c: &Committed| c.source_next);
+            let target =
+                (start + LINES / 12 + (rng.next() % (LINES as u64 / 12)) as usize).min(LINES);
             wait_for("progress before the kill", Duration::from_secs(60), || {
-                line_count(&output) >= target.min(LINES)
-                    || child.try_wait().ok().flatten().is_some()
+                committed_source_line(&w) >= target || child.try_wait().ok().flatten().is_some()
             });
+            std::thread::park_timeout(Duration::from_millis(rng.next() % 120));
         }
         child.kill().expect("SIGKILL");
         child.wait().unwrap();
-        if offsets.exists() {
-            let text = std::fs::read(&offsets).unwrap();
-            let doc: serde_json::Value = serde_json::from_slice(&text)
-                .unwrap_or_else(|e| panic!("offsets file does not parse after kill {round}: {e}"));
-            assert_eq!(doc["version"], 1);
-        }
+        let c = committed(&w, &worker, &output);
         eprintln!(
-            "round {round}: killed with {} output lines",
-            line_count(&output)
+            "round {round}: killed with {} output lines; committed: source line {}, sink offset {} of {}",
+            c.output_lines, c.source_next, c.sink_next_offset, c.topic_end
         );
+        kills.push(c);
     }
     let out = w.run_until_idle("500ms", &[&worker, &source, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let duplicates = check_replays(&std::fs::read(&output).unwrap(), LINES);
+    let output_bytes = std::fs::read(&output).unwrap();
+    for c in &kills {
+        check_resumed_exactly(&w, &worker, &output_bytes, c);
+    }
+    let duplicates = check_replays(&output_bytes, LINES);
     eprintln!("duplicates: {duplicates}");
 }
 

@@ -46,6 +46,7 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
         TopicsAction::Read {
             topic,
             from_beginning,
+            offset,
             max,
             partition,
             timeout_ms,
@@ -69,14 +70,12 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
                         topic: topic.clone(),
                         partition: p.partition,
                     };
-                    (
-                        tp,
-                        if from_beginning {
-                            p.start_offset
-                        } else {
-                            p.end_offset
-                        },
-                    )
+                    let start = match offset {
+                        Some(o) => o.clamp(p.start_offset, p.end_offset),
+                        None if from_beginning => p.start_offset,
+                        None => p.end_offset,
+                    };
+                    (tp, start)
                 })
                 .collect();
             if positions.is_empty() {
