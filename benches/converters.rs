@@ -4,7 +4,9 @@
 
 #![allow(missing_docs)]
 
-use connect_api::{ConfigMap, Converter, Headers, Schema, SchemaBuilder, SchemaType, Struct, Value};
+use connect_api::{
+    ConfigMap, Converter, Headers, Schema, SchemaBuilder, SchemaType, Struct, Value,
+};
 use connect_rs::converters::{JsonConverter, StringConverter};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -23,8 +25,12 @@ fn converters(c: &mut Criterion) {
         let v = line();
         b.iter(|| string.from_connect("t", &headers, Some(&string_schema), &v))
     });
-    let bytes = string.from_connect("t", &headers, Some(&string_schema), &line()).unwrap();
-    g.bench_function("string_to_connect", |b| b.iter(|| string.to_connect("t", &headers, bytes.as_deref())));
+    let bytes = string
+        .from_connect("t", &headers, Some(&string_schema), &line())
+        .unwrap();
+    g.bench_function("string_to_connect", |b| {
+        b.iter(|| string.to_connect("t", &headers, bytes.as_deref()))
+    });
 
     let mut json = JsonConverter::new();
     let mut props = ConfigMap::new();
@@ -34,8 +40,12 @@ fn converters(c: &mut Criterion) {
         let v = line();
         b.iter(|| json.from_connect("t", &headers, Some(&string_schema), &v))
     });
-    let bytes = json.from_connect("t", &headers, Some(&string_schema), &line()).unwrap();
-    g.bench_function("json_schemas_to_connect", |b| b.iter(|| json.to_connect("t", &headers, bytes.as_deref())));
+    let bytes = json
+        .from_connect("t", &headers, Some(&string_schema), &line())
+        .unwrap();
+    g.bench_function("json_schemas_to_connect", |b| {
+        b.iter(|| json.to_connect("t", &headers, bytes.as_deref()))
+    });
 
     let schema = SchemaBuilder::struct_()
         .field("id", Schema::required(SchemaType::Int64))

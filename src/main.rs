@@ -38,6 +38,9 @@ fn main() -> ExitCode {
             Command::Topics(args) => commands::topics::run(args).await,
         }
     });
+    // Blocking reads still in flight (stdin, a file on a stuck mount, a FIFO without a reader)
+    // must not keep the process alive after the worker stopped.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

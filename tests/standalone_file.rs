@@ -214,3 +214,121 @@ fn the_topics_command_lists_and_reads_the_embedded_log() {
         "Partition:0\tOffset:0\tNO_HEADERS\tnull\talpha\nPartition:0\tOffset:1\tNO_HEADERS\tnull\tbeta\n"
     );
 }
+
+#[test]
+fn a_task_that_does_not_stop_is_aborted_after_the_graceful_timeout_and_named() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", "a\nb\n");
+    // Opening a FIFO for writing blocks until a reader comes: the sink task never starts.
+    let fifo = w.path("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let worker = w.worker("task.shutdown.graceful.timeout.ms=500");
+    let source = w.source("src", &input, "t");
+    let sink = w.sink("stuck", &fifo, "t");
+    let mut child = w.spawn(&[&worker, &source, &sink]);
+    let w_arg = worker.display().to_string();
+    wait_for(
+        "the source's records in the topic",
+        Duration::from_secs(30),
+        || {
+            let out = w
+                .command(&["topics", "--worker", &w_arg, "list"])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).contains("t\t0\t2")
+        },
+    );
+    let status = terminate(&mut child, Duration::from_secs(10));
+    assert!(status.success(), "exit status {status:?}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("timed out"), "{err}");
+    assert!(err.contains("stuck-0"), "the straggler is named: {err}");
+    // The healthy source still flushed its offsets.
+    let offsets = std::fs::read_to_string(w.path("data/connect.offsets.json")).unwrap();
+    assert!(offsets.contains("\"position\": 4"), "{offsets}");
+}
+
+#[test]
+fn the_source_reads_stdin_when_no_file_is_set() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let source = w.write(
+        "src.properties",
+        "name=src\nconnector.class=FileStreamSource\ntopic=t\n",
+    );
+    let output = w.path("out.txt");
+    let sink = w.sink("dst", &output, "t");
+    let mut child = w
+        .command(&[
+            "standalone",
+            "--exit-when-idle=300ms",
+            worker.to_str().unwrap(),
+            source.to_str().unwrap(),
+            sink.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        child.stdin.as_mut().unwrap(),
+        "from stdin\nsecond ünïcode line\n".as_bytes(),
+    )
+    .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "from stdin\nsecond ünïcode line\n"
+    );
+}
+
+#[test]
+fn json_converter_writes_kafka_connects_envelope_to_the_topic() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", "alpha\n{\"quoted\": 1}\n");
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "key.converter=org.apache.kafka.connect.json.JsonConverter\n\
+             value.converter=org.apache.kafka.connect.json.JsonConverter\n\
+             embedded.log.dir={}\n",
+            w.path("data").display()
+        ),
+    );
+    let source = w.source("src", &input, "json");
+    let output = w.path("out.txt");
+    let sink = w.sink("dst", &output, "json");
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let w_arg = worker.display().to_string();
+    let read = w
+        .command(&[
+            "topics",
+            "--worker",
+            &w_arg,
+            "read",
+            "json",
+            "--from-beginning",
+            "--max",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(read.stdout).unwrap(),
+        "Partition:0\tOffset:0\tNO_HEADERS\tnull\t{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":\"alpha\"}\n\
+         Partition:0\tOffset:1\tNO_HEADERS\tnull\t{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":\"{\\\"quoted\\\": 1}\"}\n"
+    );
+    // The sink reads the envelope back into the original strings.
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "alpha\n{\"quoted\": 1}\n"
+    );
+}

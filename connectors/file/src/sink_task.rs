@@ -116,7 +116,12 @@ fn write_out(output: &Output, data: &[u8], sync: bool) -> io::Result<()> {
                 f.write_all(data)?;
             }
             if sync {
-                f.sync_data()?;
+                match f.sync_data() {
+                    // Pipes and character devices cannot be synced; there is nothing to make
+                    // durable.
+                    Err(e) if e.raw_os_error() == Some(22) => {}
+                    other => other?,
+                }
             }
             Ok(())
         }
@@ -190,11 +195,12 @@ impl SinkTask for FileStreamSinkTask {
 /// committed and are delivered again.
 fn open_for_append(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)?;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        // New file, or a FIFO/device: plain append (a FIFO blocks until a reader comes, as in
+        // Kafka Connect).
+        return OpenOptions::new().create(true).append(true).open(path);
+    }
+    let mut file = OpenOptions::new().read(true).append(true).open(path)?;
     let len = file.metadata()?.len();
     if len == 0 {
         return Ok(file);
