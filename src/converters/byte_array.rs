@@ -1,8 +1,8 @@
 //! `org.apache.kafka.connect.converters.ByteArrayConverter`: passes bytes through unchanged.
 
 use connect_api::{
-    ConfigMap, ConnectError, Converter, HeaderConverter, Headers, Result, Schema, SchemaAndValue,
-    SchemaRef, SchemaType, Value,
+    ConfigMap, ConnectError, Converter, Headers, Result, Schema, SchemaAndValue, SchemaRef,
+    SchemaType, Value,
 };
 
 use super::java_class;
@@ -79,34 +79,10 @@ impl Converter for ByteArrayConverter {
     }
 }
 
-impl HeaderConverter for ByteArrayConverter {
-    fn configure(&mut self, _props: &ConfigMap) -> Result<()> {
-        Ok(())
-    }
-
-    fn from_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> Result<Option<Vec<u8>>> {
-        Self::write(schema, value)
-    }
-
-    fn to_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        data: Option<&[u8]>,
-    ) -> Result<SchemaAndValue> {
-        Ok(self.read(data))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connect_api::HeaderConverter;
 
     #[test]
     fn passes_bytes_through() {

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use connect_api::{
-    logical, ConfigMap, ConnectError, Converter, Field, HeaderConverter, Headers, Result, Schema,
-    SchemaAndValue, SchemaRef, SchemaType, Struct, Value,
+    logical, ConfigMap, ConnectError, Converter, Field, Headers, Result, Schema, SchemaAndValue,
+    SchemaRef, SchemaType, Struct, Value,
 };
 use indexmap::IndexMap;
 use num_bigint::BigInt;
@@ -1170,32 +1170,6 @@ impl Converter for JsonConverter {
         &self,
         _topic: &str,
         _headers: &Headers,
-        data: Option<&[u8]>,
-    ) -> Result<SchemaAndValue> {
-        self.deserialize(data)
-    }
-}
-
-impl HeaderConverter for JsonConverter {
-    fn configure(&mut self, props: &ConfigMap) -> Result<()> {
-        *self = Self::with_config(JsonConverterConfig::from_props(props)?);
-        Ok(())
-    }
-
-    fn from_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> Result<Option<Vec<u8>>> {
-        self.serialize(schema, value)
-    }
-
-    fn to_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
         data: Option<&[u8]>,
     ) -> Result<SchemaAndValue> {
         self.deserialize(data)

@@ -4,6 +4,37 @@
 //!
 //! [`builtin_converters`] lists them for the plugin registry.
 
+/// Implements `HeaderConverter` for converters whose header conversion is their value
+/// conversion, as for Kafka's converters that are also header converters.
+macro_rules! header_converter_via_converter {
+    ($($t:ty),* $(,)?) => {$(
+        impl connect_api::HeaderConverter for $t {
+            fn configure(&mut self, props: &connect_api::ConfigMap) -> connect_api::Result<()> {
+                connect_api::Converter::configure(self, props, false)
+            }
+
+            fn from_connect_header(
+                &self,
+                topic: &str,
+                _key: &str,
+                schema: Option<&connect_api::SchemaRef>,
+                value: &connect_api::Value,
+            ) -> connect_api::Result<Option<Vec<u8>>> {
+                connect_api::Converter::from_connect(self, topic, &connect_api::Headers::new(), schema, value)
+            }
+
+            fn to_connect_header(
+                &self,
+                topic: &str,
+                _key: &str,
+                data: Option<&[u8]>,
+            ) -> connect_api::Result<connect_api::SchemaAndValue> {
+                connect_api::Converter::to_connect(self, topic, &connect_api::Headers::new(), data)
+            }
+        }
+    )*};
+}
+
 pub mod byte_array;
 mod java_fmt;
 pub mod json;
@@ -22,6 +53,18 @@ pub use number::{
 };
 pub use simple_header::SimpleHeaderConverter;
 pub use string::StringConverter;
+
+header_converter_via_converter!(
+    ByteArrayConverter,
+    JsonConverter,
+    StringConverter,
+    BooleanConverter,
+    ShortConverter,
+    IntegerConverter,
+    LongConverter,
+    FloatConverter,
+    DoubleConverter,
+);
 
 /// A built-in converter class and how to make one, for the plugin registry.
 #[derive(Debug, Clone, Copy)]

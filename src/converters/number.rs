@@ -5,8 +5,8 @@
 //! by the `LongConverter`); only the boolean converter checks the schema, as in Kafka.
 
 use connect_api::{
-    ConfigMap, ConnectError, Converter, HeaderConverter, Headers, Result, Schema, SchemaAndValue,
-    SchemaRef, SchemaType, Value,
+    ConfigMap, ConnectError, Converter, Headers, Result, Schema, SchemaAndValue, SchemaRef,
+    SchemaType, Value,
 };
 
 use super::java_class;
@@ -94,31 +94,7 @@ macro_rules! number_converter {
             }
         }
 
-        impl HeaderConverter for $name {
-            fn configure(&mut self, _props: &ConfigMap) -> Result<()> {
-                Ok(())
-            }
-
-            fn from_connect_header(
-                &self,
-                _topic: &str,
-                _key: &str,
-                _schema: Option<&SchemaRef>,
-                value: &Value,
-            ) -> Result<Option<Vec<u8>>> {
-                Self::write(value)
-            }
-
-            fn to_connect_header(
-                &self,
-                _topic: &str,
-                _key: &str,
-                data: Option<&[u8]>,
-            ) -> Result<SchemaAndValue> {
-                self.read(data)
-            }
-        }
-    };
+            };
 }
 
 number_converter!(
@@ -238,34 +214,10 @@ impl Converter for BooleanConverter {
     }
 }
 
-impl HeaderConverter for BooleanConverter {
-    fn configure(&mut self, _props: &ConfigMap) -> Result<()> {
-        Ok(())
-    }
-
-    fn from_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> Result<Option<Vec<u8>>> {
-        Self::write(schema, value)
-    }
-
-    fn to_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        data: Option<&[u8]>,
-    ) -> Result<SchemaAndValue> {
-        self.read(data)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connect_api::HeaderConverter;
 
     fn rt<C: Converter + Default>(v: Value, bytes: &[u8], t: SchemaType) {
         let c = C::default();

@@ -11,8 +11,8 @@
 use std::borrow::Cow;
 
 use connect_api::{
-    logical, ConfigMap, ConnectError, Converter, HeaderConverter, Headers, Result, Schema,
-    SchemaAndValue, SchemaRef, SchemaType, Value,
+    logical, ConfigMap, ConnectError, Converter, Headers, Result, Schema, SchemaAndValue,
+    SchemaRef, SchemaType, Value,
 };
 use num_bigint::BigInt;
 
@@ -315,34 +315,10 @@ impl Converter for StringConverter {
     }
 }
 
-impl HeaderConverter for StringConverter {
-    fn configure(&mut self, props: &ConfigMap) -> Result<()> {
-        self.configure_props(props, false)
-    }
-
-    fn from_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> Result<Option<Vec<u8>>> {
-        Ok(self.serialize(schema, value))
-    }
-
-    fn to_connect_header(
-        &self,
-        _topic: &str,
-        _key: &str,
-        data: Option<&[u8]>,
-    ) -> Result<SchemaAndValue> {
-        Ok(self.deserialize(data))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connect_api::HeaderConverter;
     use connect_api::{SchemaBuilder, Struct};
 
     fn w(c: &StringConverter, schema: Option<&SchemaRef>, v: &Value) -> String {

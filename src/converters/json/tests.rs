@@ -2,6 +2,7 @@
 //! Kafka's exact field order), plus a property-based round trip.
 
 use super::*;
+use connect_api::HeaderConverter;
 use connect_api::{SchemaBuilder, Struct};
 use proptest::prelude::*;
 

@@ -1,0 +1,264 @@
+//! A real Apache Kafka broker for tests (KRaft, single node), run by `scripts/kafka-harness.sh`.
+//!
+//! `broker()` starts the shared broker once per test process (or reuses the one already running
+//! from an earlier test binary or run) and returns its handle. A test that needs Kafka and cannot
+//! get it FAILS with the script's message (Java missing, Maven missing, download failure): it
+//! never skips. The broker stays up after the tests; `scripts/kafka-harness.sh stop` ends it.
+//!
+//! Tests share the broker, so each one uses its own names: `Broker::unique("orders")`.
+//! A test that pauses the broker (an outage) should take its own with `dedicated_broker(name)`,
+//! so the other tests of its binary, running in parallel, keep theirs.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long one run of a Kafka tool may take before it is killed and the test fails.
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A running Kafka broker of the harness.
+#[derive(Clone, Debug)]
+pub struct Broker {
+    instance: String,
+    bootstrap: String,
+}
+
+/// The shared broker of this checkout, started (or reused) once per test process.
+pub fn broker() -> Broker {
+    static SHARED: OnceLock<Broker> = OnceLock::new();
+    SHARED
+        .get_or_init(|| Broker {
+            instance: "default".into(),
+            bootstrap: harness("default", "start"),
+        })
+        .clone()
+}
+
+/// A broker of its own, named `name` (letters, digits, `.`, `_`, `-`), for tests that pause
+/// and resume it; started (or reused) once per test process and name. Costs a second JVM.
+pub fn dedicated_broker(name: &str) -> Broker {
+    static DEDICATED: OnceLock<Mutex<HashMap<String, Broker>>> = OnceLock::new();
+    let mut map = DEDICATED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    map.entry(name.to_string())
+        .or_insert_with(|| Broker {
+            instance: name.to_string(),
+            bootstrap: harness(name, "start"),
+        })
+        .clone()
+}
+
+/// The repository root (where `scripts/` and `target/` are).
+fn repo_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/kafka-harness` (or `KAFKA_HARNESS_DIR`), as the script computes it.
+fn harness_dir() -> PathBuf {
+    match std::env::var_os("KAFKA_HARNESS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => repo_dir().join("target").join("kafka-harness"),
+    }
+}
+
+/// Runs `scripts/kafka-harness.sh COMMAND` for an instance; returns the `bootstrap=` value it
+/// prints. Panics with the script's output when it fails: no Kafka means the test fails.
+fn harness(instance: &str, command: &str) -> String {
+    let script = repo_dir().join("scripts").join("kafka-harness.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(command)
+        .env("KAFKA_HARNESS_INSTANCE", instance)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e} (is bash installed?)", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        panic!(
+            "this test needs a real Apache Kafka broker, and `{} {command}` (instance {instance}) \
+             failed with {}:\n{stderr}{stdout}",
+            script.display(),
+            out.status
+        );
+    }
+    stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("bootstrap="))
+        .map(|b| b.trim().to_string())
+        .unwrap_or_else(|| {
+            panic!(
+                "`{} {command}` printed no bootstrap=HOST:PORT:\n{stderr}{stdout}",
+                script.display()
+            )
+        })
+}
+
+impl Broker {
+    /// `HOST:PORT` for `bootstrap.servers`.
+    pub fn bootstrap(&self) -> &str {
+        &self.bootstrap
+    }
+
+    /// Stops the broker (SIGTERM, then SIGKILL after 60 s) but keeps its data and ports:
+    /// clients see an outage until `resume`. On the shared broker this disturbs every test of
+    /// the process running at the time: prefer `dedicated_broker`.
+    pub fn pause(&self) {
+        let out = Command::new("bash")
+            .arg(repo_dir().join("scripts").join("kafka-harness.sh"))
+            .arg("pause")
+            .env("KAFKA_HARNESS_INSTANCE", &self.instance)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run scripts/kafka-harness.sh pause");
+        assert!(
+            out.status.success(),
+            "kafka-harness.sh pause failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Starts the paused broker again on the same ports and data; returns once it answers.
+    pub fn resume(&self) {
+        let bootstrap = harness(&self.instance, "resume");
+        assert_eq!(
+            bootstrap, self.bootstrap,
+            "the broker came back on another address"
+        );
+    }
+
+    /// Runs a Kafka tool class (`java -cp 'libs/*' CLASS ARGS`) with no input, e.g.
+    /// `org.apache.kafka.tools.TopicCommand`, `org.apache.kafka.tools.consumer.ConsoleConsumer`.
+    /// Pass `--bootstrap-server` yourself (`self.bootstrap()`). Panics after `TOOL_TIMEOUT`.
+    pub fn tools(&self, class: &str, args: &[&str]) -> Output {
+        self.tools_with_input(class, args, &[])
+    }
+
+    /// As `tools`, writing `input` to the tool's stdin and then closing it (e.g. records for
+    /// `org.apache.kafka.tools.ConsoleProducer`, one per line).
+    pub fn tools_with_input(&self, class: &str, args: &[&str], input: &[u8]) -> Output {
+        run_tool(class, args, input, TOOL_TIMEOUT)
+    }
+
+    /// Creates a topic (`TopicCommand --create`); panics on failure.
+    pub fn create_topic(&self, topic: &str, partitions: u32) {
+        let partitions = partitions.to_string();
+        let out = self.tools(
+            "org.apache.kafka.tools.TopicCommand",
+            &[
+                "--bootstrap-server",
+                self.bootstrap(),
+                "--create",
+                "--topic",
+                topic,
+                "--partitions",
+                &partitions,
+                "--replication-factor",
+                "1",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "creating topic {topic} failed: {}{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+
+    /// A name no other test, process or run uses: `PREFIX-PID-NANOS-N` (topic and group safe).
+    pub fn unique(prefix: &str) -> String {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let prefix: String = prefix
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() % 1_000_000_000_000)
+            .unwrap_or(0);
+        format!(
+            "{prefix}-{}-{nanos}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+}
+
+/// `java -cp 'target/kafka-harness/libs/*' CLASS ARGS` with stdin `input`, killed at `timeout`.
+fn run_tool(class: &str, args: &[&str], input: &[u8], timeout: Duration) -> Output {
+    let dir = harness_dir();
+    let mut child = Command::new("java")
+        .args([
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Djava.awt.headless=true",
+        ])
+        .arg(format!(
+            "-Dlog4j2.configurationFile={}",
+            dir.join("tools-log4j2.properties").display()
+        ))
+        .arg("-cp")
+        .arg(format!("{}/*", dir.join("libs").display()))
+        .arg(class)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot run java for Kafka tool {class}: {e} (Java 17+ must be on PATH)")
+        });
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for Kafka tool") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = err_reader.join().unwrap_or_default();
+            panic!(
+                "Kafka tool {class} {args:?} did not finish within {timeout:?}; stderr:\n{}",
+                String::from_utf8_lossy(&stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = writer.join();
+    Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    }
+}
