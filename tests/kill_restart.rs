@@ -8,7 +8,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use support::*;
 
 const LINES: usize = 1_000_000;
-const WIDTH: usize = 100;
 
 /// A small deterministic generator (xorshift), seeded from the clock and printed.
 struct Rng(u64);
@@ -20,39 +19,6 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
-}
-
-/// Checks that `output` is the input, in order, with replays: every line is complete and is
-/// either the next new input line or a line seen before (a replay of what was not yet
-/// committed when a process died). A line beyond the next new one is a gap: a loss.
-/// Returns the number of duplicated lines.
-fn check_replays(output: &[u8], total: usize) -> usize {
-    let body = output.strip_suffix(b"\n").unwrap_or(output);
-    let mut expected = 0usize;
-    let mut duplicates = 0;
-    for (n, line) in body.split(|&b| b == b'\n').enumerate() {
-        assert_eq!(
-            line.len(),
-            WIDTH - 1,
-            "line {n} is torn: {:?}",
-            String::from_utf8_lossy(line)
-        );
-        let idx = line_index(line);
-        match idx.cmp(&expected) {
-            std::cmp::Ordering::Equal => expected += 1,
-            std::cmp::Ordering::Less => duplicates += 1,
-            std::cmp::Ordering::Greater => {
-                panic!("line {n}: got input line {idx} but line {expected} is missing (gap)")
-            }
-        }
-    }
-    assert_eq!(expected, total, "output ends before the input does");
-    duplicates
-}
-
-/// The input line index of a numbered line.
-fn line_index(line: &[u8]) -> usize {
-    std::str::from_utf8(&line[5..15]).unwrap().parse().unwrap()
 }
 
 /// The input line index of the record at `offset` of topic `t` (via `topics read --offset`).

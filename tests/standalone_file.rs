@@ -244,8 +244,7 @@ fn a_task_that_does_not_stop_is_aborted_after_the_graceful_timeout_and_named() {
     );
     let status = terminate(&mut child, Duration::from_secs(10));
     assert!(status.success(), "exit status {status:?}");
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let err = w.log();
     assert!(err.contains("timed out"), "{err}");
     assert!(err.contains("stuck-0"), "the straggler is named: {err}");
     // The healthy source still flushed its offsets.

@@ -13,6 +13,7 @@ use crate::cli::StandaloneArgs;
 use crate::config::{self, ConnectorConfig, ConnectorKind, WorkerConfig, WorkerMode};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::FileOffsetStore;
+use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
 use crate::topics::{Subscription, TopicBackend};
 use crate::worker::{ConnectorSpec, ConverterConfig, Worker, WorkerSettings};
@@ -42,36 +43,21 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         ));
     }
 
-    if let Some(servers) = worker_config.bootstrap_servers() {
-        return Err(startup(anyhow!(
-            "bootstrap.servers={} is set in {}, but this build of connect-rs only runs on the embedded log; remove bootstrap.servers to use it",
-            servers.join(","),
-            args.worker_file.display()
-        )));
-    }
-    let log_dir = worker_config.embedded_log_dir();
-    let log = LocalLog::open(&log_dir, worker_config.num_partitions())
-        .with_context(|| format!("Could not open the embedded log in {}", log_dir.display()))
-        .map_err(startup)?;
+    let topics = open_topics(&worker_config).map_err(startup)?;
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
-    info!(
-        log = %log_dir.display(),
-        offsets = %offsets_path.display(),
-        "Standalone worker using the embedded log."
-    );
+    info!(offsets = %offsets_path.display(), "Standalone worker started.");
 
     let settings = WorkerSettings {
         offset_flush_interval: worker_config.offset_flush_interval(),
         offset_flush_timeout: worker_config.offset_flush_timeout(),
         graceful_shutdown_timeout: worker_config.task_shutdown_graceful_timeout(),
     };
-    let backend: Arc<dyn TopicBackend> = log.clone();
-    let mut worker = Worker::new(settings, plugins, Arc::new(offsets), backend);
+    let mut worker = Worker::new(settings, plugins, Arc::new(offsets), topics.backend());
     for spec in specs {
         if let Err(e) = worker.start_connector(spec).await {
             worker.stop().await;
-            log.close().await;
+            topics.close().await;
             return Err(CommandError::new(EXIT_CONNECTOR, e));
         }
     }
@@ -85,7 +71,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     };
     info!(reason = stopped_by, "Stopping the worker.");
     let report = worker.stop().await;
-    log.close().await;
+    topics.close().await;
     if stopped_by == "idle" && !report.failed.is_empty() {
         return Err(CommandError::new(
             EXIT_TASK_FAILED,
@@ -97,6 +83,45 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     }
     info!("Worker stopped.");
     Ok(())
+}
+
+/// Where the worker's topics live.
+enum Topics {
+    /// The embedded log (no `bootstrap.servers`).
+    Local(Arc<LocalLog>),
+    /// A Kafka cluster.
+    Kafka(Arc<KafkaBackend>),
+}
+
+impl Topics {
+    fn backend(&self) -> Arc<dyn TopicBackend> {
+        match self {
+            Self::Local(log) => log.clone(),
+            Self::Kafka(kafka) => kafka.clone(),
+        }
+    }
+
+    async fn close(&self) {
+        if let Self::Local(log) = self {
+            log.close().await;
+        }
+    }
+}
+
+fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
+    if let Some(servers) = worker.bootstrap_servers() {
+        info!(bootstrap.servers = %servers.join(","), "Topics live in Kafka.");
+        return Ok(Topics::Kafka(Arc::new(KafkaBackend::new(
+            servers,
+            worker.originals_with_prefix("producer."),
+            worker.originals_with_prefix("consumer."),
+        ))));
+    }
+    let dir = worker.embedded_log_dir();
+    let log = LocalLog::open(&dir, worker.num_partitions())
+        .with_context(|| format!("Could not open the embedded log in {}", dir.display()))?;
+    info!(dir = %dir.display(), "Topics live in the embedded log.");
+    Ok(Topics::Local(log))
 }
 
 async fn idle(worker: &Worker, exit_when_idle: Option<std::time::Duration>) {
@@ -200,6 +225,8 @@ fn connector_spec(
             .string("errors.tolerance")
             .is_some_and(|t| t.eq_ignore_ascii_case("all")),
         subscription,
+        producer_overrides: config.values().originals_with_prefix("producer.override."),
+        consumer_overrides: config.values().originals_with_prefix("consumer.override."),
         props: raw.to_map(),
         plugin,
     })

@@ -1,6 +1,7 @@
 //! Where topic data lives: the traits the worker uses, and their implementations —
 //! [`local`] (the embedded durable log, used without `bootstrap.servers`) and, later, Kafka.
 
+pub mod kafka;
 pub mod local;
 
 use std::collections::BTreeMap;
@@ -54,8 +55,31 @@ pub struct ConsumedRecord {
 pub enum Subscription {
     /// These topics (created if absent).
     Topics(Vec<String>),
-    /// Every topic whose whole name matches this regular expression, now or later.
+    /// Every topic whose whole name matches this regular expression (`topics.regex`, not
+    /// anchored), now or later.
     Pattern(regex::Regex),
+}
+
+/// Partitions taken away from a consumer by a group rebalance. The sink finishes what it
+/// consumed from them (put, flush, commit), closes them, and then signals `done`; the
+/// rebalance waits for that (bounded).
+#[derive(Debug)]
+pub struct Revocation {
+    /// The partitions being revoked.
+    pub partitions: Vec<TopicPartition>,
+    /// Dropped or sent when the sink is done with them.
+    pub done: std::sync::mpsc::SyncSender<()>,
+}
+
+/// Who a client is for, and the connector's client overrides.
+#[derive(Debug, Clone, Default)]
+pub struct ClientSpec {
+    /// Connector name.
+    pub connector: String,
+    /// Task number.
+    pub task: u32,
+    /// The connector's `producer.override.*` or `consumer.override.*` settings, prefix removed.
+    pub overrides: connect_api::ConfigMap,
 }
 
 /// Errors of the topic layer.
@@ -122,12 +146,28 @@ pub trait TopicConsumer: Send {
     fn assignment(&self) -> Vec<TopicPartition>;
     /// Whether every assigned partition has been read to its current end.
     fn at_end(&self) -> bool;
+    /// A pending revocation of partitions, to drain before the next poll.
+    fn take_revocation(&mut self) -> Option<Revocation> {
+        None
+    }
 }
 
 /// A place where topics live: hands out producers and group consumers.
 pub trait TopicBackend: Send + Sync {
-    /// The producer shared by source tasks.
-    fn producer(&self) -> std::sync::Arc<dyn TopicProducer>;
-    /// A consumer that is member `member` of `members` in `group`.
-    fn consumer(&self, group: &str, member: usize, members: usize) -> Box<dyn TopicConsumer>;
+    /// A producer for one source task.
+    ///
+    /// # Errors
+    /// When the client cannot be created (e.g. an invalid setting).
+    fn producer(&self, spec: &ClientSpec) -> Result<std::sync::Arc<dyn TopicProducer>, TopicError>;
+    /// A consumer for one sink task: member `member` of `members` in `group`.
+    ///
+    /// # Errors
+    /// When the client cannot be created (e.g. an invalid setting).
+    fn consumer(
+        &self,
+        spec: &ClientSpec,
+        group: &str,
+        member: usize,
+        members: usize,
+    ) -> Result<Box<dyn TopicConsumer>, TopicError>;
 }

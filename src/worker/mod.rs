@@ -26,7 +26,7 @@ pub use settings::WorkerSettings;
 
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::OffsetStore;
-use crate::topics::{Subscription, TopicBackend};
+use crate::topics::{ClientSpec, Subscription, TopicBackend};
 
 /// A converter class and its properties (prefix removed).
 #[derive(Debug, Clone)]
@@ -57,6 +57,10 @@ pub struct ConnectorSpec {
     pub tolerate_errors: bool,
     /// What a sink reads (`topics` or `topics.regex`); unused for sources.
     pub subscription: Option<Subscription>,
+    /// `producer.override.*` (prefix removed).
+    pub producer_overrides: ConfigMap,
+    /// `consumer.override.*` (prefix removed).
+    pub consumer_overrides: ConfigMap,
 }
 
 /// A connector could not be started.
@@ -200,6 +204,11 @@ impl Worker {
             let activity = Arc::new(TaskActivity::new(task_name.clone()));
             let cancel = self.cancel.child_token();
             let task_id = u32::try_from(i).unwrap_or(u32::MAX);
+            let client = |overrides: &ConfigMap| ClientSpec {
+                connector: name.clone(),
+                task: task_id,
+                overrides: overrides.clone(),
+            };
             let fut: std::pin::Pin<
                 Box<dyn std::future::Future<Output = Result<(), TaskError>> + Send>,
             > = match &spec.plugin {
@@ -218,7 +227,10 @@ impl Worker {
                             cancel,
                         },
                         converters,
-                        producer: self.topics.producer(),
+                        producer: self
+                            .topics
+                            .producer(&client(&spec.producer_overrides))
+                            .map_err(|e| fail(ConnectError::Other(e.to_string())))?,
                         offsets: self.offsets.clone(),
                         settings: self.settings.clone(),
                         activity: activity.clone(),
@@ -243,7 +255,15 @@ impl Worker {
                                 cancel,
                             },
                             converters,
-                            consumer: self.topics.consumer(&format!("connect-{name}"), i, members),
+                            consumer: self
+                                .topics
+                                .consumer(
+                                    &client(&spec.consumer_overrides),
+                                    &format!("connect-{name}"),
+                                    i,
+                                    members,
+                                )
+                                .map_err(|e| fail(ConnectError::Other(e.to_string())))?,
                             subscription,
                             settings: self.settings.clone(),
                             activity: activity.clone(),

@@ -15,7 +15,7 @@ use super::activity::TaskActivity;
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
-use crate::topics::{ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer};
+use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer};
 
 /// Records handed to one `put`, at most.
 const MAX_POLL_RECORDS: usize = 4096;
@@ -83,6 +83,9 @@ impl SinkTaskRunner {
                 _ = cancel.cancelled() => return Ok(()),
                 r = self.consumer.poll(MAX_POLL_RECORDS, POLL_TIMEOUT) => r?,
             };
+            if let Some(revocation) = self.consumer.take_revocation() {
+                self.drain(st, revocation).await?;
+            }
             self.open_new_partitions(st).await?;
             if polled.is_empty() {
                 if self.consumer.at_end() {
@@ -104,9 +107,36 @@ impl SinkTaskRunner {
                 }
             }
             if Instant::now() >= commit_at {
-                self.commit(st).await?;
+                match self.commit(st).await {
+                    Err(TaskError::Topic(e)) if e.is_retriable() => {
+                        warn!(error = %e, "Could not commit sink offsets; will retry at the next interval.");
+                    }
+                    other => other?,
+                }
                 commit_at = Instant::now() + self.settings.offset_flush_interval;
             }
+        }
+    }
+
+    /// A rebalance takes partitions away: everything consumed from them was put already, so
+    /// flush and commit, close them, and let the rebalance go on.
+    async fn drain(&mut self, st: &mut SinkState, revocation: Revocation) -> Result<(), TaskError> {
+        let result = self.commit(st).await;
+        if let Err(e) = self.task.close(&revocation.partitions).await {
+            warn!(error = %e, "Sink task close failed.");
+        }
+        for tp in &revocation.partitions {
+            st.open.remove(tp);
+            st.current.remove(tp);
+            st.committed.remove(tp);
+        }
+        let _ = revocation.done.send(());
+        match result {
+            Err(TaskError::Topic(e)) if e.is_retriable() => {
+                warn!(error = %e, "Could not commit offsets of revoked partitions; their records may be delivered again.");
+                Ok(())
+            }
+            other => other,
         }
     }
 

@@ -90,15 +90,22 @@ impl Workdir {
         self.command(&args).output().expect("run connect-rs")
     }
 
-    /// Spawns `connect-rs standalone worker files...` in the background.
+    /// Spawns `connect-rs standalone worker files...` in the background; its log goes to
+    /// [`Workdir::log`] (a file, so a chatty process never blocks on a full pipe).
     pub fn spawn(&self, files: &[&Path]) -> Child {
+        let log = std::fs::File::create(self.path("connect-rs.log")).expect("log file");
         let mut cmd = Command::new(binary());
         cmd.arg("standalone")
             .args(files)
             .current_dir(self.dir.path())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::from(log));
         cmd.spawn().expect("spawn connect-rs")
+    }
+
+    /// The log of the last process started with [`Workdir::spawn`].
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.path("connect-rs.log")).unwrap_or_default()
     }
 }
 
@@ -156,4 +163,40 @@ pub fn numbered_lines(start: usize, n: usize, width: usize) -> Vec<u8> {
 /// stderr of a finished command, as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Width of the lines `numbered_lines` makes in the copy tests (100 bytes with the newline).
+pub const WIDTH: usize = 100;
+
+/// The input line index of a numbered line.
+pub fn line_index(line: &[u8]) -> usize {
+    std::str::from_utf8(&line[5..15]).unwrap().parse().unwrap()
+}
+
+/// Checks that `output` is the input, in order, with replays: every line is complete and is
+/// either the next new input line or a line seen before (a replay of what was not yet
+/// committed when a process died). A line beyond the next new one is a gap: a loss.
+/// Returns the number of duplicated lines.
+pub fn check_replays(output: &[u8], total: usize) -> usize {
+    let body = output.strip_suffix(b"\n").unwrap_or(output);
+    let mut expected = 0usize;
+    let mut duplicates = 0;
+    for (n, line) in body.split(|&b| b == b'\n').enumerate() {
+        assert_eq!(
+            line.len(),
+            WIDTH - 1,
+            "line {n} is torn: {:?}",
+            String::from_utf8_lossy(line)
+        );
+        let idx = line_index(line);
+        match idx.cmp(&expected) {
+            std::cmp::Ordering::Equal => expected += 1,
+            std::cmp::Ordering::Less => duplicates += 1,
+            std::cmp::Ordering::Greater => {
+                panic!("line {n}: got input line {idx} but line {expected} is missing (gap)")
+            }
+        }
+    }
+    assert_eq!(expected, total, "output ends before the input does");
+    duplicates
 }

@@ -38,8 +38,8 @@ pub use producer::LocalProducer;
 use log::Log;
 
 use super::{
-    ConsumedRecord, PartitionOffsets, TopicBackend, TopicConsumer, TopicError, TopicPartition,
-    TopicProducer,
+    ClientSpec, ConsumedRecord, PartitionOffsets, TopicBackend, TopicConsumer, TopicError,
+    TopicPartition, TopicProducer,
 };
 
 /// Default size at which a partition rolls to a new segment file.
@@ -198,12 +198,18 @@ impl LocalLog {
 }
 
 impl TopicBackend for LocalLog {
-    fn producer(&self) -> Arc<dyn TopicProducer> {
-        Arc::new(LocalProducer::new(self.log.clone()))
+    fn producer(&self, _spec: &ClientSpec) -> Result<Arc<dyn TopicProducer>, TopicError> {
+        Ok(Arc::new(LocalProducer::new(self.log.clone())))
     }
 
-    fn consumer(&self, group: &str, member: usize, members: usize) -> Box<dyn TopicConsumer> {
-        Box::new(LocalLog::consumer(self, group, member, members))
+    fn consumer(
+        &self,
+        _spec: &ClientSpec,
+        group: &str,
+        member: usize,
+        members: usize,
+    ) -> Result<Box<dyn TopicConsumer>, TopicError> {
+        Ok(Box::new(LocalLog::consumer(self, group, member, members)))
     }
 }
 

@@ -40,7 +40,12 @@ fn values(records: &[ConsumedRecord]) -> Vec<String> {
 }
 
 async fn send(log: &LocalLog, records: Vec<ProducerRecord>) {
-    let delivery = log.producer().send_batch(records).await.unwrap();
+    let delivery = log
+        .producer(&ClientSpec::default())
+        .unwrap()
+        .send_batch(records)
+        .await
+        .unwrap();
     delivery.await.unwrap();
 }
 
@@ -519,7 +524,8 @@ async fn read_only_open_sees_the_data_of_a_running_writer() {
     assert_eq!(ro.topics().len(), 2);
     // The read-only instance cannot write.
     let err = ro
-        .producer()
+        .producer(&ClientSpec::default())
+        .unwrap()
         .send_batch(vec![record("t", None, Some("x"))])
         .await
         .err();
@@ -554,7 +560,8 @@ async fn a_second_writer_is_refused_until_the_first_closes() {
     send(&log, vec![record("t", None, Some("v"))]).await;
     log.close().await;
     let err = log
-        .producer()
+        .producer(&ClientSpec::default())
+        .unwrap()
         .send_batch(vec![record("t", None, Some("late"))])
         .await
         .err();
@@ -593,7 +600,8 @@ async fn keys_use_murmur2_and_null_keys_spread() {
     // One partition per batch, rotating: 8 batches of 2 over 4 partitions.
     assert_eq!(end_offsets(&log, "n"), vec![4, 4, 4, 4]);
     let err = log
-        .producer()
+        .producer(&ClientSpec::default())
+        .unwrap()
         .send_batch(vec![to_partition("t", 9, "x")])
         .await
         .err();
@@ -602,7 +610,8 @@ async fn keys_use_murmur2_and_null_keys_spread() {
         "{err:?}"
     );
     let err = log
-        .producer()
+        .producer(&ClientSpec::default())
+        .unwrap()
         .send_batch(vec![record("bad/name", None, None)])
         .await
         .err();
@@ -619,7 +628,7 @@ async fn pipelined_sends_under_back_pressure_all_become_durable() {
         ..LocalLogOptions::new(2)
     };
     let log = LocalLog::open_with(dir.path(), options.clone()).unwrap();
-    let producer = log.producer();
+    let producer = log.producer(&ClientSpec::default()).unwrap();
     let mut deliveries = Vec::new();
     for b in 0..200 {
         let batch = (0..10)

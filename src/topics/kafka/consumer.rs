@@ -1,0 +1,384 @@
+//! The consumer of a sink task: a member of the connector's group (`connect-<name>`).
+//!
+//! A dedicated thread polls librdkafka and hands batches to the task through a small channel.
+//! When the group takes partitions away, librdkafka calls back on that thread before it lets
+//! them go; the callback hands what it polled so far to the task, then a [`Revocation`], and
+//! waits (bounded) until the task has put, flushed and committed them — a rebalance is a drain.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
+use rdkafka::message::{Headers, Message};
+use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
+use rdkafka::ClientContext;
+use tokio::sync::mpsc;
+use tracing::{debug, info, warn};
+
+use super::client_config;
+use crate::topics::{
+    ClientSpec, ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer,
+    TopicError, TopicPartition,
+};
+
+/// Longest wait of one librdkafka poll on the polling thread.
+const POLL_SLICE: Duration = Duration::from_millis(100);
+/// Records per batch handed to the task, at most.
+const BATCH: usize = 2000;
+/// A partial batch is handed over after this long.
+const BATCH_LINGER: Duration = Duration::from_millis(20);
+/// Batches queued between the polling thread and the task.
+const QUEUE: usize = 4;
+/// How long `at_end` waits for the broker's high watermark of a partition.
+const WATERMARK_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long a revocation waits for the task to drain (below the default max.poll.interval.ms).
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+
+enum Event {
+    Records(Vec<ConsumedRecord>),
+    Revoking(Revocation),
+    Error(String),
+}
+
+struct Shared {
+    events: Mutex<Option<mpsc::Sender<Event>>>,
+    pending: Mutex<Vec<ConsumedRecord>>,
+    assignment: Mutex<BTreeSet<TopicPartition>>,
+    assigned_once: AtomicBool,
+    stopping: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    fn send(&self, event: Event) -> bool {
+        let sender = lock(&self.events).clone();
+        match sender {
+            Some(tx) => tx.blocking_send(event).is_ok(),
+            None => false,
+        }
+    }
+
+    fn flush_pending(&self) {
+        let batch = std::mem::take(&mut *lock(&self.pending));
+        if !batch.is_empty() {
+            self.send(Event::Records(batch));
+        }
+    }
+}
+
+/// librdkafka callbacks of the sink consumer.
+#[derive(Clone)]
+pub struct SinkContext {
+    shared: Arc<Shared>,
+}
+
+impl ClientContext for SinkContext {}
+
+fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
+    tpl.elements()
+        .iter()
+        .map(|e| TopicPartition {
+            topic: e.topic().to_owned(),
+            partition: e.partition(),
+        })
+        .collect()
+}
+
+impl ConsumerContext for SinkContext {
+    fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        let Rebalance::Revoke(tpl) = rebalance else {
+            return;
+        };
+        let revoked = partitions(tpl);
+        if revoked.is_empty() || self.shared.stopping.load(Ordering::Acquire) {
+            return;
+        }
+        // Hand over what was polled, then ask the task to drain; wait for it.
+        self.shared.flush_pending();
+        let (done, wait) = std::sync::mpsc::sync_channel(1);
+        info!(
+            partitions = revoked.len(),
+            "Partitions revoked; draining them before release."
+        );
+        if self.shared.send(Event::Revoking(Revocation {
+            partitions: revoked.clone(),
+            done,
+        })) && wait.recv_timeout(DRAIN_TIMEOUT).is_err()
+        {
+            warn!("The sink did not finish draining revoked partitions in time; releasing them.");
+        }
+        let mut assignment = lock(&self.shared.assignment);
+        for tp in &revoked {
+            assignment.remove(tp);
+        }
+    }
+
+    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Assign(tpl) = rebalance {
+            let mut assignment = lock(&self.shared.assignment);
+            assignment.extend(partitions(tpl));
+            debug!(partitions = assignment.len(), "Partitions assigned.");
+        }
+        self.shared.assigned_once.store(true, Ordering::Release);
+    }
+}
+
+/// A Kafka group consumer for one sink task.
+pub struct KafkaConsumer {
+    consumer: Arc<BaseConsumer<SinkContext>>,
+    shared: Arc<Shared>,
+    events: mpsc::Receiver<Event>,
+    revocation: Option<Revocation>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl KafkaConsumer {
+    /// A consumer in `group` (unless the connector overrides `group.id`): forced defaults, then
+    /// the worker's `consumer.*`, then the connector's `consumer.override.*`.
+    ///
+    /// # Errors
+    /// When librdkafka rejects the configuration.
+    pub fn new(
+        bootstrap: &str,
+        worker_props: &connect_api::ConfigMap,
+        spec: &ClientSpec,
+        group: &str,
+    ) -> Result<Self, TopicError> {
+        let mut forced = connect_api::ConfigMap::new();
+        for (k, v) in [
+            ("bootstrap.servers", bootstrap.to_owned()),
+            ("group.id", group.to_owned()),
+            (
+                "client.id",
+                format!("connector-consumer-{}-{}", spec.connector, spec.task),
+            ),
+            ("enable.auto.commit", "false".to_owned()),
+            ("enable.auto.offset.store", "false".to_owned()),
+            ("auto.offset.reset", "earliest".to_owned()),
+            // Subscribing creates missing topics (where the broker allows it), as producing does.
+            ("allow.auto.create.topics", "true".to_owned()),
+        ] {
+            forced.insert(k.to_owned(), v);
+        }
+        let config = client_config::layered(&[&forced, worker_props, &spec.overrides]);
+        let (tx, events) = mpsc::channel(QUEUE);
+        let shared = Arc::new(Shared {
+            events: Mutex::new(Some(tx)),
+            pending: Mutex::new(Vec::new()),
+            assignment: Mutex::new(BTreeSet::new()),
+            assigned_once: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+        });
+        let consumer: BaseConsumer<SinkContext> = client_config::create(
+            config,
+            SinkContext {
+                shared: shared.clone(),
+            },
+            "consumer",
+        )?;
+        Ok(Self {
+            consumer: Arc::new(consumer),
+            shared,
+            events,
+            revocation: None,
+            thread: None,
+        })
+    }
+
+    fn start_polling(&mut self) {
+        let consumer = self.consumer.clone();
+        let shared = self.shared.clone();
+        self.thread = Some(std::thread::spawn(move || poll_loop(&consumer, &shared)));
+    }
+}
+
+fn convert(m: &rdkafka::message::BorrowedMessage<'_>) -> ConsumedRecord {
+    let headers = m
+        .headers()
+        .map(|hs| {
+            hs.iter()
+                .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
+                .collect()
+        })
+        .unwrap_or_default();
+    ConsumedRecord {
+        topic: m.topic().to_owned(),
+        partition: m.partition(),
+        offset: m.offset(),
+        timestamp: m.timestamp().to_millis().unwrap_or(-1),
+        key: m.key().map(<[u8]>::to_vec),
+        value: m.payload().map(<[u8]>::to_vec),
+        headers,
+    }
+}
+
+fn poll_loop(consumer: &BaseConsumer<SinkContext>, shared: &Shared) {
+    let mut first_pending: Option<Instant> = None;
+    while !shared.stopping.load(Ordering::Acquire) {
+        match consumer.poll(POLL_SLICE) {
+            Some(Ok(m)) => {
+                let full = {
+                    let mut pending = lock(&shared.pending);
+                    pending.push(convert(&m));
+                    pending.len() >= BATCH
+                };
+                first_pending.get_or_insert_with(Instant::now);
+                if full {
+                    shared.flush_pending();
+                    first_pending = None;
+                }
+            }
+            Some(Err(e)) => {
+                // Broker outages and the like: librdkafka retries by itself.
+                warn!(error = %e, "Kafka consumer error; retrying.");
+                if matches!(e, rdkafka::error::KafkaError::MessageConsumptionFatal(_))
+                    && !shared.send(Event::Error(e.to_string()))
+                {
+                    return;
+                }
+            }
+            None => {}
+        }
+        if first_pending.is_some_and(|t| t.elapsed() >= BATCH_LINGER) {
+            shared.flush_pending();
+            first_pending = None;
+        }
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, TopicError> + Send + 'static,
+) -> Result<T, TopicError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| TopicError::Other(format!("Kafka consumer call failed: {e}")))?
+}
+
+#[async_trait]
+impl TopicConsumer for KafkaConsumer {
+    async fn subscribe(&mut self, subscription: Subscription) -> Result<(), TopicError> {
+        let topics: Vec<String> = match &subscription {
+            Subscription::Topics(t) => t.clone(),
+            // librdkafka treats a subscription starting with ^ as a regular expression.
+            Subscription::Pattern(p) => vec![format!("^({})$", p.as_str())],
+        };
+        let consumer = self.consumer.clone();
+        blocking(move || {
+            let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+            consumer
+                .subscribe(&names)
+                .map_err(|e| TopicError::Other(format!("Could not subscribe to {topics:?}: {e}")))
+        })
+        .await?;
+        if self.thread.is_none() {
+            self.start_polling();
+        }
+        Ok(())
+    }
+
+    async fn poll(
+        &mut self,
+        max: usize,
+        timeout: Duration,
+    ) -> Result<Vec<ConsumedRecord>, TopicError> {
+        if self.revocation.is_some() {
+            return Ok(Vec::new());
+        }
+        let event = match tokio::time::timeout(timeout, self.events.recv()).await {
+            Err(_) => return Ok(Vec::new()),
+            Ok(None) => {
+                return Err(TopicError::Unavailable(
+                    "the Kafka consumer stopped".to_owned(),
+                ))
+            }
+            Ok(Some(e)) => e,
+        };
+        match event {
+            Event::Records(mut records) => {
+                // Batches are at most BATCH records; a smaller `max` is honoured by splitting.
+                if records.len() > max {
+                    let rest = records.split_off(max);
+                    lock(&self.shared.pending).splice(0..0, rest);
+                }
+                Ok(records)
+            }
+            Event::Revoking(r) => {
+                self.revocation = Some(r);
+                Ok(Vec::new())
+            }
+            Event::Error(e) => Err(TopicError::Other(format!("Kafka consumer failed: {e}"))),
+        }
+    }
+
+    async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+        let mut tpl = TopicPartitionList::new();
+        for (tp, offset) in offsets {
+            tpl.add_partition_offset(&tp.topic, tp.partition, Offset::Offset(*offset))
+                .map_err(|e| {
+                    TopicError::Other(format!("Invalid offset {offset} for {tp:?}: {e}"))
+                })?;
+        }
+        let consumer = self.consumer.clone();
+        blocking(move || {
+            consumer
+                .commit(&tpl, CommitMode::Sync)
+                .map_err(|e| TopicError::Retriable(format!("Could not commit sink offsets: {e}")))
+        })
+        .await
+    }
+
+    fn assignment(&self) -> Vec<TopicPartition> {
+        lock(&self.shared.assignment).iter().cloned().collect()
+    }
+
+    fn at_end(&self) -> bool {
+        if !self.shared.assigned_once.load(Ordering::Acquire)
+            || !self.events.is_empty()
+            || !lock(&self.shared.pending).is_empty()
+        {
+            return false;
+        }
+        let Ok(positions) = self.consumer.position() else {
+            return false;
+        };
+        let assignment = lock(&self.shared.assignment);
+        assignment.iter().all(|tp| {
+            let Ok((_, high)) =
+                self.consumer
+                    .fetch_watermarks(&tp.topic, tp.partition, WATERMARK_TIMEOUT)
+            else {
+                return false;
+            };
+            let position = positions
+                .find_partition(&tp.topic, tp.partition)
+                .and_then(|e| match e.offset() {
+                    Offset::Offset(o) => Some(o),
+                    _ => None,
+                });
+            // Nothing consumed yet: at the end only if the partition is empty.
+            position.map_or(high <= 0, |p| p >= high)
+        })
+    }
+
+    fn take_revocation(&mut self) -> Option<Revocation> {
+        self.revocation.take()
+    }
+}
+
+impl Drop for KafkaConsumer {
+    fn drop(&mut self) {
+        self.shared.stopping.store(true, Ordering::Release);
+        *lock(&self.shared.events) = None;
+        self.events.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

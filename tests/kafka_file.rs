@@ -1,0 +1,212 @@
+//! End to end against a real Apache Kafka broker (the harness's): FileStreamSource → Kafka →
+//! FileStreamSink, committed sink offsets, Kafka Connect's JSON envelope, SIGKILL/restart and a
+//! broker outage.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use support::kafka::{broker, dedicated_broker, Broker};
+use support::*;
+
+/// A worker file pointing at `broker`, with extra lines.
+fn kafka_worker(w: &Workdir, broker: &Broker, extra: &str) -> PathBuf {
+    w.write(
+        "worker.properties",
+        format!(
+            "bootstrap.servers={}\n\
+             key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             offset.storage.file.filename={}\n{extra}\n",
+            broker.bootstrap(),
+            w.path("offsets.json").display()
+        ),
+    )
+}
+
+/// The committed offset of partition 0 of `topic` in `group`, from Kafka's own
+/// kafka-consumer-groups tool (`None` while the group has none).
+fn committed_offset(broker: &Broker, group: &str, topic: &str) -> Option<i64> {
+    let out = broker.tools(
+        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+        &[
+            "--bootstrap-server",
+            broker.bootstrap(),
+            "--describe",
+            "--group",
+            group,
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|cols| cols.len() > 4 && cols[1] == topic && cols[2] == "0")
+        .and_then(|cols| cols[3].parse().ok())
+}
+
+#[test]
+fn a_file_goes_through_kafka_with_offsets_committed_as_last_plus_one() {
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("lines");
+    let (src, dst) = (Broker::unique("src"), Broker::unique("dst"));
+    let input = w.write("in.txt", numbered_lines(0, 100_000, WIDTH));
+    let output = w.path("out.txt");
+    let worker = kafka_worker(&w, &broker, "offset.flush.interval.ms=1000");
+    let source = w.source(&src, &input, &topic);
+    let sink = w.sink(&dst, &output, &topic);
+    let out = w.run_until_idle("1s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&output).unwrap() == std::fs::read(&input).unwrap(),
+        "output differs"
+    );
+    // The sink's group connect-<name> committed last + 1 = 100000.
+    assert_eq!(
+        committed_offset(&broker, &format!("connect-{dst}"), &topic),
+        Some(100_000)
+    );
+    // Restart with 10 more lines: exactly those are added.
+    let mut all = std::fs::read(&input).unwrap();
+    all.extend_from_slice(&numbered_lines(100_000, 10, WIDTH));
+    std::fs::write(&input, &all).unwrap();
+    let out = w.run_until_idle("1s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&output).unwrap() == all,
+        "second run did not add exactly the new lines"
+    );
+    assert_eq!(
+        committed_offset(&broker, &format!("connect-{dst}"), &topic),
+        Some(100_010)
+    );
+}
+
+#[test]
+fn records_in_kafka_carry_kafka_connects_json_envelope() {
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("json");
+    let input = w.write("in.txt", "alpha\nbeta\n");
+    let worker = kafka_worker(
+        &w,
+        &broker,
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable=true",
+    );
+    let source = w.source(&Broker::unique("src"), &input, &topic);
+    let output = w.path("out.txt");
+    let sink = w.sink(&Broker::unique("dst"), &output, &topic);
+    let out = w.run_until_idle("1s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "alpha\nbeta\n");
+    let consumed = broker.tools(
+        "org.apache.kafka.tools.consumer.ConsoleConsumer",
+        &[
+            "--bootstrap-server",
+            broker.bootstrap(),
+            "--topic",
+            &topic,
+            "--from-beginning",
+            "--max-messages",
+            "2",
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&consumed.stdout),
+        "{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":\"alpha\"}\n\
+         {\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":\"beta\"}\n"
+    );
+}
+
+/// The input line the source will produce next, from the offsets file (which must parse).
+fn committed_source_line(offsets: &Path, connector: &str) -> usize {
+    if !offsets.exists() {
+        return 0;
+    }
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(offsets).unwrap())
+        .unwrap_or_else(|e| panic!("offsets file does not parse: {e}"));
+    doc["connectors"][connector][0]["offset"]["position"]
+        .as_u64()
+        .unwrap_or(0) as usize
+        / WIDTH
+}
+
+#[test]
+fn sigkill_and_restart_against_kafka_loses_nothing() {
+    const LINES: usize = 300_000;
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("kill");
+    let (src, dst) = (Broker::unique("src"), Broker::unique("dst"));
+    let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
+    let output = w.path("out.txt");
+    let worker = kafka_worker(&w, &broker, "offset.flush.interval.ms=100");
+    let source = w.source(&src, &input, &topic);
+    let sink = w.sink(&dst, &output, &topic);
+    let offsets = w.path("offsets.json");
+    let mut last = 0;
+    for round in 0..5 {
+        let mut child = w.spawn(&[&worker, &source, &sink]);
+        let target = (last + LINES / 8).min(LINES);
+        wait_for("progress before the kill", Duration::from_secs(120), || {
+            committed_source_line(&offsets, &src) >= target
+                || child.try_wait().ok().flatten().is_some()
+        });
+        child.kill().expect("SIGKILL");
+        child.wait().unwrap();
+        last = committed_source_line(&offsets, &src);
+        eprintln!(
+            "round {round}: killed at source line {last}, {} output lines",
+            line_count(&output)
+        );
+    }
+    let out = w.run_until_idle("2s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let duplicates = check_replays(&std::fs::read(&output).unwrap(), LINES);
+    eprintln!("duplicates: {duplicates}");
+}
+
+#[test]
+fn a_twenty_second_broker_outage_is_retried_through_without_loss() {
+    const LINES: usize = 200_000;
+    let broker = dedicated_broker("outage");
+    let w = Workdir::new();
+    let topic = Broker::unique("outage");
+    let input = w.write("in.txt", numbered_lines(0, LINES / 2, WIDTH));
+    let output = w.path("out.txt");
+    let worker = kafka_worker(&w, &broker, "offset.flush.interval.ms=500");
+    let source = w.source(&Broker::unique("src"), &input, &topic);
+    let sink = w.sink(&Broker::unique("dst"), &output, &topic);
+    let mut child = w.spawn(&[&worker, &source, &sink]);
+    wait_for(
+        "the first half in the output",
+        Duration::from_secs(120),
+        || line_count(&output) >= LINES / 2,
+    );
+    broker.pause();
+    // The second half arrives while the broker is down.
+    let mut all = std::fs::read(&input).unwrap();
+    all.extend_from_slice(&numbered_lines(LINES / 2, LINES / 2, WIDTH));
+    std::fs::write(&input, &all).unwrap();
+    // The outage itself lasts a fixed 20 s: that is the scenario, not a wait for a condition.
+    std::thread::park_timeout(Duration::from_secs(20));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the worker exited during the outage"
+    );
+    broker.resume();
+    wait_for(
+        "every line in the output after the outage",
+        Duration::from_secs(180),
+        || line_count(&output) >= LINES,
+    );
+    let status = terminate(&mut child, Duration::from_secs(30));
+    assert!(status.success(), "exit status {status:?}");
+    let err = w.log();
+    assert!(
+        !err.contains("Task failed"),
+        "a task failed during the outage:\n{err}"
+    );
+    check_replays(&std::fs::read(&output).unwrap(), LINES);
+}
