@@ -18,6 +18,12 @@
 #                   connection to the bootstrap broker, every 10 ms); also reported: the first
 #                   complete line in the sink file, and the time all LINES records are in Kafka.
 #   ratio           connect-rs / Kafka Connect for each figure.
+# The worker file is the same for both (bootstrap.servers, StringConverter for keys and values,
+# offset.storage.file.filename, offset.flush.interval.ms=10000, and listeners=http://127.0.0.1:0
+# so Kafka Connect's REST server takes a free port; connect-rs warns that it ignores that key).
+# Caveat: a sink that buffers output until its next flush (offset.flush.interval.ms) completes
+# the file late; the report then prints a NOTE, and the "start -> all records in Kafka" figures
+# show the pipeline without that wait.
 #
 # The Kafka Connect jars (connect-runtime, connect-json, connect-file and their runtime
 # dependencies, plus log4j2 bound to slf4j) are fetched with Maven into
@@ -47,6 +53,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 INVOCATION="bash bench/kafka-side-by-side.sh${1:+ $1}"
+for _v in $(compgen -e | grep -E '^(BENCH_[A-Z_]+|KAFKA_CONNECT_(HEAP|JVM)_OPTS|CONNECT_FALLBACK_VERSION|KAFKA_HARNESS_[A-Z_]+)$' || true); do
+  [[ -n "${!_v:-}" ]] && INVOCATION="$_v=$(printf '%q' "${!_v}") $INVOCATION"
+done
 
 LINES=${1:-1000000}
 [[ "$LINES" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash bench/kafka-side-by-side.sh [LINES]" >&2; exit 2; }

@@ -210,3 +210,81 @@ fn a_twenty_second_broker_outage_is_retried_through_without_loss() {
     );
     check_replays(&std::fs::read(&output).unwrap(), LINES);
 }
+
+#[test]
+fn source_topics_are_created_with_the_connectors_topic_creation_rules() {
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("created");
+    let input = w.write("in.txt", "one\ntwo\n");
+    let worker = kafka_worker(&w, &broker, "");
+    let source = w.write(
+        "src.properties",
+        format!(
+            "name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={topic}\n\
+             topic.creation.default.partitions=3\ntopic.creation.default.replication.factor=1\n\
+             topic.creation.default.retention.ms=123456789\n",
+            Broker::unique("src"),
+            input.display()
+        ),
+    );
+    let output = w.path("out.txt");
+    let sink = w.sink(&Broker::unique("dst"), &output, &topic);
+    let out = w.run_until_idle("1s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut lines: Vec<_> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["one", "two"]);
+    let described = broker.tools(
+        "org.apache.kafka.tools.TopicCommand",
+        &[
+            "--bootstrap-server",
+            broker.bootstrap(),
+            "--describe",
+            "--topic",
+            &topic,
+        ],
+    );
+    let text = String::from_utf8_lossy(&described.stdout);
+    assert!(text.contains("PartitionCount: 3"), "{text}");
+    assert!(text.contains("retention.ms=123456789"), "{text}");
+}
+
+#[test]
+fn a_group_rebalance_between_sink_tasks_drains_without_duplicates() {
+    const LINES: usize = 200_000;
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("rebalance");
+    broker.create_topic(&topic, 4);
+    let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
+    let output = w.path("out.txt");
+    // A long commit interval: only the rebalance drain (and shutdown) commit.
+    let worker = kafka_worker(&w, &broker, "offset.flush.interval.ms=600000");
+    let source = w.source(&Broker::unique("src"), &input, &topic);
+    let sink = w.write(
+        "dst.properties",
+        format!(
+            "name={}\nconnector.class=FileStreamSink\ntasks.max=2\nfile={}\ntopics={topic}\n",
+            Broker::unique("dst"),
+            output.display()
+        ),
+    );
+    let out = w.run_until_idle("2s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&output).unwrap();
+    let mut seen = vec![false; LINES];
+    for line in text.lines() {
+        let i = line_index(line.as_bytes());
+        assert!(
+            !seen[i],
+            "line {i} was written twice: the rebalance did not drain"
+        );
+        seen[i] = true;
+    }
+    assert!(seen.iter().all(|s| *s), "lines are missing");
+}

@@ -15,6 +15,7 @@ use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::FileOffsetStore;
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
+use crate::topics::topic_creation::TopicCreation;
 use crate::topics::{Subscription, TopicBackend};
 use crate::worker::{ConnectorSpec, ConverterConfig, Worker, WorkerSettings};
 
@@ -225,6 +226,14 @@ fn connector_spec(
             .string("errors.tolerance")
             .is_some_and(|t| t.eq_ignore_ascii_case("all")),
         subscription,
+        topic_creation: match kind {
+            ConnectorKind::Source if worker.topic_creation_enable() => {
+                TopicCreation::from_connector(&raw.to_map())
+                    .map_err(|e| anyhow!("Invalid configuration in {}: {e}", file.display()))?
+                    .map(Arc::new)
+            }
+            _ => None,
+        },
         producer_overrides: config.values().originals_with_prefix("producer.override."),
         consumer_overrides: config.values().originals_with_prefix("consumer.override."),
         props: raw.to_map(),

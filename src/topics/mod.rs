@@ -3,6 +3,7 @@
 
 pub mod kafka;
 pub mod local;
+pub mod topic_creation;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -80,6 +81,8 @@ pub struct ClientSpec {
     pub task: u32,
     /// The connector's `producer.override.*` or `consumer.override.*` settings, prefix removed.
     pub overrides: connect_api::ConfigMap,
+    /// Source connectors: KIP-158 topic creation rules, when configured and enabled.
+    pub topic_creation: Option<std::sync::Arc<topic_creation::TopicCreation>>,
 }
 
 /// Errors of the topic layer.

@@ -61,6 +61,8 @@ pub struct ConnectorSpec {
     pub producer_overrides: ConfigMap,
     /// `consumer.override.*` (prefix removed).
     pub consumer_overrides: ConfigMap,
+    /// Sources: KIP-158 topic creation rules (when configured and the worker enables them).
+    pub topic_creation: Option<Arc<crate::topics::topic_creation::TopicCreation>>,
 }
 
 /// A connector could not be started.
@@ -208,6 +210,7 @@ impl Worker {
                 connector: name.clone(),
                 task: task_id,
                 overrides: overrides.clone(),
+                topic_creation: spec.topic_creation.clone(),
             };
             let fut: std::pin::Pin<
                 Box<dyn std::future::Future<Output = Result<(), TaskError>> + Send>,

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// How long one `--exit-when-idle` run may take before the test fails.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(240);
+
 /// The binary under test.
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_connect-rs"))
@@ -82,12 +85,40 @@ impl Workdir {
         cmd
     }
 
-    /// Runs `connect-rs standalone --exit-when-idle=IDLE worker files...` to completion.
+    /// Runs `connect-rs standalone --exit-when-idle=IDLE worker files...` to completion; a run
+    /// that does not end within [`RUN_TIMEOUT`] is killed and fails the test.
     pub fn run_until_idle(&self, idle: &str, files: &[&Path]) -> Output {
         let mut args = vec!["standalone".to_owned(), format!("--exit-when-idle={idle}")];
         args.extend(files.iter().map(|f| f.display().to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        self.command(&args).output().expect("run connect-rs")
+        let out_path = self.path("run.stdout");
+        let err_path = self.path("run.stderr");
+        let mut child = self
+            .command(&args)
+            .stdout(std::fs::File::create(&out_path).unwrap())
+            .stderr(std::fs::File::create(&err_path).unwrap())
+            .spawn()
+            .expect("run connect-rs");
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("try_wait") {
+                break status;
+            }
+            if start.elapsed() > RUN_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "connect-rs did not exit within {RUN_TIMEOUT:?}; its log:\n{}",
+                    std::fs::read_to_string(&err_path).unwrap_or_default()
+                );
+            }
+            std::thread::park_timeout(Duration::from_millis(20));
+        };
+        Output {
+            status,
+            stdout: std::fs::read(&out_path).unwrap_or_default(),
+            stderr: std::fs::read(&err_path).unwrap_or_default(),
+        }
     }
 
     /// Spawns `connect-rs standalone worker files...` in the background; its log goes to

@@ -175,6 +175,11 @@ impl SinkTask for FileStreamSinkTask {
                 self.submit(false).await?;
             }
         }
+        // Hand the rest to the OS now (as Kafka's sink does per record), so output appears
+        // while the job runs; `flush` makes it durable.
+        if !self.buf.is_empty() {
+            self.submit(false).await?;
+        }
         Ok(())
     }
 
@@ -325,19 +330,22 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn flush_makes_data_visible_and_stop_flushes() {
+    async fn put_hands_records_to_the_os_without_waiting_for_a_flush() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.txt");
         let mut task = started(Some(&path)).await;
         assert_eq!(std::fs::read(&path).unwrap(), b"");
         task.put(vec![record("one".into(), None, 0)]).await.unwrap();
-        // Buffered: not written yet.
-        assert_eq!(std::fs::read(&path).unwrap(), b"");
-        task.flush(&PartitionOffsets::new()).await.unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"one\n");
+        // The next put waits for the previous write: "one" is in the file without a flush.
         task.put(vec![record("two".into(), None, 1)]).await.unwrap();
-        task.stop().await.unwrap();
+        assert!(std::fs::read(&path).unwrap().starts_with(b"one\n"));
+        task.flush(&PartitionOffsets::new()).await.unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
+        task.put(vec![record("three".into(), None, 2)])
+            .await
+            .unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\nthree\n");
     }
 
     #[tokio::test]

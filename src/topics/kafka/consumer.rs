@@ -33,8 +33,6 @@ const BATCH: usize = 2000;
 const BATCH_LINGER: Duration = Duration::from_millis(20);
 /// Batches queued between the polling thread and the task.
 const QUEUE: usize = 4;
-/// How long `at_end` waits for the broker's high watermark of a partition.
-const WATERMARK_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long a revocation waits for the task to drain (below the default max.poll.interval.ms).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -50,6 +48,9 @@ struct Shared {
     assignment: Mutex<BTreeSet<TopicPartition>>,
     assigned_once: AtomicBool,
     stopping: AtomicBool,
+    /// Per partition, from librdkafka's statistics: (next offset the task gets, or the
+    /// committed offset before it got any; the partition's high watermark).
+    progress: Mutex<std::collections::HashMap<TopicPartition, (i64, i64)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -79,7 +80,30 @@ pub struct SinkContext {
     shared: Arc<Shared>,
 }
 
-impl ClientContext for SinkContext {}
+impl ClientContext for SinkContext {
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        let mut progress = lock(&self.shared.progress);
+        for (topic, t) in statistics.topics {
+            for (partition, p) in t.partitions {
+                if partition < 0 || p.hi_offset < 0 {
+                    continue;
+                }
+                let at = if p.app_offset >= 0 {
+                    p.app_offset
+                } else {
+                    p.committed_offset
+                };
+                progress.insert(
+                    TopicPartition {
+                        topic: topic.clone(),
+                        partition,
+                    },
+                    (at, p.hi_offset),
+                );
+            }
+        }
+    }
+}
 
 fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
     tpl.elements()
@@ -164,6 +188,8 @@ impl KafkaConsumer {
             ("auto.offset.reset", "earliest".to_owned()),
             // Subscribing creates missing topics (where the broker allows it), as producing does.
             ("allow.auto.create.topics", "true".to_owned()),
+            // Positions and high watermarks for `at_end`, without extra requests.
+            ("statistics.interval.ms", "100".to_owned()),
         ] {
             forced.insert(k.to_owned(), v);
         }
@@ -175,6 +201,7 @@ impl KafkaConsumer {
             assignment: Mutex::new(BTreeSet::new()),
             assigned_once: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
+            progress: Mutex::new(std::collections::HashMap::new()),
         });
         let consumer: BaseConsumer<SinkContext> = client_config::create(
             config,
@@ -345,25 +372,12 @@ impl TopicConsumer for KafkaConsumer {
         {
             return false;
         }
-        let Ok(positions) = self.consumer.position() else {
-            return false;
-        };
-        let assignment = lock(&self.shared.assignment);
-        assignment.iter().all(|tp| {
-            let Ok((_, high)) =
-                self.consumer
-                    .fetch_watermarks(&tp.topic, tp.partition, WATERMARK_TIMEOUT)
-            else {
-                return false;
-            };
-            let position = positions
-                .find_partition(&tp.topic, tp.partition)
-                .and_then(|e| match e.offset() {
-                    Offset::Offset(o) => Some(o),
-                    _ => None,
-                });
-            // Nothing consumed yet: at the end only if the partition is empty.
-            position.map_or(high <= 0, |p| p >= high)
+        let progress = lock(&self.shared.progress);
+        lock(&self.shared.assignment).iter().all(|tp| {
+            progress
+                .get(tp)
+                // Nothing consumed and nothing committed: at the end only if empty.
+                .is_some_and(|&(at, high)| if at < 0 { high == 0 } else { at >= high })
         })
     }
 

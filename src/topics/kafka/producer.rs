@@ -1,15 +1,21 @@
 //! The producer of a source task.
 
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 
+use tracing::info;
+
 use super::client_config;
+use crate::topics::topic_creation::TopicCreation;
 use crate::topics::{ClientSpec, Delivery, ProducerRecord, TopicError, TopicProducer};
 
 /// Pause before retrying a record when librdkafka's local queue is full.
@@ -18,6 +24,70 @@ const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(2);
 /// A Kafka producer with Kafka Connect's delivery guarantees.
 pub struct KafkaProducer {
     producer: FutureProducer,
+    /// KIP-158: creates topics before the first record goes to them.
+    creator: Option<TopicCreator>,
+}
+
+/// Creates the topics a source task writes to, with its connector's `topic.creation.*` rules.
+struct TopicCreator {
+    admin: AdminClient<DefaultClientContext>,
+    rules: Arc<TopicCreation>,
+    known: Mutex<HashSet<String>>,
+}
+
+impl TopicCreator {
+    async fn ensure(&self, topics: &BTreeSet<&str>) -> Result<(), TopicError> {
+        let new: Vec<&str> = {
+            let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+            topics
+                .iter()
+                .copied()
+                .filter(|t| !known.contains(*t))
+                .collect()
+        };
+        if new.is_empty() {
+            return Ok(());
+        }
+        let settings: Vec<_> = new
+            .iter()
+            .map(|t| (*t, self.rules.settings_for(t)))
+            .collect();
+        let requests: Vec<NewTopic<'_>> = settings
+            .iter()
+            .map(|(topic, s)| {
+                let mut nt = NewTopic::new(
+                    topic,
+                    s.partitions,
+                    TopicReplication::Fixed(s.replication_factor),
+                );
+                for (k, v) in &s.configs {
+                    nt = nt.set(k, v);
+                }
+                nt
+            })
+            .collect();
+        let results = self
+            .admin
+            .create_topics(&requests, &AdminOptions::new())
+            .await
+            .map_err(|e| TopicError::Retriable(format!("Could not create topics {new:?}: {e}")))?;
+        for (result, (topic, s)) in results.into_iter().zip(&settings) {
+            match result {
+                Ok(_) => {
+                    info!(topic, group = %s.group, partitions = s.partitions, "Created topic.")
+                }
+                Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                Err((_, code)) => {
+                    return Err(TopicError::Other(format!(
+                        "Could not create topic {topic}: {code}"
+                    )))
+                }
+            }
+        }
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        known.extend(new.into_iter().map(str::to_owned));
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for KafkaProducer {
@@ -66,8 +136,29 @@ impl KafkaProducer {
         }
         layers.push(&translated);
         let config = client_config::layered(&layers);
+        let creator = match &spec.topic_creation {
+            Some(rules) => {
+                let mut admin_props = connect_api::ConfigMap::new();
+                admin_props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+                admin_props.insert(
+                    "client.id".to_owned(),
+                    format!("connector-adminclient-{}-{}", spec.connector, spec.task),
+                );
+                let admin = client_config::create(
+                    client_config::layered(&[&admin_props]),
+                    DefaultClientContext,
+                    "admin client",
+                )?;
+                Some(TopicCreator {
+                    admin,
+                    rules: rules.clone(),
+                    known: Mutex::new(HashSet::new()),
+                })
+            }
+            None => None,
+        };
         let producer = client_config::create(config, DefaultClientContext, "producer")?;
-        Ok(Self { producer })
+        Ok(Self { producer, creator })
     }
 }
 
@@ -81,6 +172,11 @@ impl TopicProducer for KafkaProducer {
         records: Vec<ProducerRecord>,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
         async move {
+            if let Some(creator) = &self.creator {
+                creator
+                    .ensure(&records.iter().map(|r| r.topic.as_str()).collect())
+                    .await?;
+            }
             let mut deliveries = Vec::with_capacity(records.len());
             for r in &records {
                 loop {
