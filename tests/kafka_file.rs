@@ -16,6 +16,7 @@ fn kafka_worker(w: &Workdir, broker: &Broker, extra: &str) -> PathBuf {
         "worker.properties",
         format!(
             "bootstrap.servers={}\n\
+             listeners=http://127.0.0.1:0\n\
              key.converter=org.apache.kafka.connect.storage.StringConverter\n\
              value.converter=org.apache.kafka.connect.storage.StringConverter\n\
              offset.storage.file.filename={}\n{extra}\n",

@@ -19,6 +19,10 @@ fn the_readme_example_copies_the_input_to_the_output() {
     ] {
         std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
     }
+    // Tests run in parallel: a free port for the REST API instead of the default 8083.
+    let mut worker = std::fs::read_to_string(w.path("examples/worker.properties")).unwrap();
+    worker.push_str("\nlisteners=http://127.0.0.1:0\n");
+    std::fs::write(w.path("examples/worker.properties"), worker).unwrap();
     // The example files name their paths relative to the working directory (as Kafka's do).
     let out = w.run_until_idle(
         "300ms",
@@ -50,6 +54,13 @@ fn the_toml_example_runs_the_same_job() {
     ] {
         std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
     }
+    // Tests run in parallel: a free port for the REST API (a top-level key goes first in TOML).
+    let worker = std::fs::read_to_string(w.path("examples/worker.toml")).unwrap();
+    std::fs::write(
+        w.path("examples/worker.toml"),
+        format!("listeners = \"http://127.0.0.1:0\"\n{worker}"),
+    )
+    .unwrap();
     let out = w.run_until_idle(
         "300ms",
         &[

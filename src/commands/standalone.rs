@@ -6,18 +6,22 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context};
+use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP, EXIT_TASK_FAILED};
 use crate::cli::StandaloneArgs;
-use crate::config::{self, ConnectorConfig, ConnectorKind, WorkerConfig, WorkerMode};
-use crate::plugins::{ConnectorPlugin, PluginRegistry};
+use crate::config::{self, WorkerConfig, WorkerMode};
+use crate::herder::spec::connector_spec;
+use crate::herder::standalone::StandaloneHerder;
+use crate::herder::HerderHandle;
+use crate::plugins::PluginRegistry;
+use crate::rest::AppState;
 use crate::storage::FileOffsetStore;
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
-use crate::topics::topic_creation::TopicCreation;
-use crate::topics::{Subscription, TopicBackend};
-use crate::worker::{ConnectorSpec, ConverterConfig, Worker, WorkerSettings};
+use crate::topics::TopicBackend;
+use crate::worker::{Worker, WorkerSettings};
 
 /// Runs `standalone`.
 ///
@@ -26,15 +30,20 @@ use crate::worker::{ConnectorSpec, ConverterConfig, Worker, WorkerSettings};
 /// `--exit-when-idle`, failed tasks (exit 4).
 pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
-    let worker_config = load_worker(&args.worker_file).map_err(startup)?;
+    let worker_config = Arc::new(load_worker(&args.worker_file).map_err(startup)?);
     let plugins = Arc::new(PluginRegistry::builtin());
     // Validate every connector before anything starts.
     let mut specs = Vec::new();
     let mut problems = Vec::new();
     for file in &args.connector_files {
-        match connector_spec(file, &worker_config, &plugins) {
+        let spec = config::load_file(file)
+            .map_err(|e| e.to_string())
+            .and_then(|raw| {
+                connector_spec(&raw, &worker_config, &plugins).map_err(|e| e.to_string())
+            });
+        match spec {
             Ok(spec) => specs.push(spec),
-            Err(e) => problems.push(format!("{e:#}")),
+            Err(e) => problems.push(e),
         }
     }
     if !problems.is_empty() {
@@ -44,6 +53,8 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         ));
     }
 
+    let listener = bind_rest(&worker_config).await.map_err(startup)?;
+    let rest_addr = listener.local_addr().map_err(|e| startup(e.into()))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
@@ -54,24 +65,49 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         offset_flush_timeout: worker_config.offset_flush_timeout(),
         graceful_shutdown_timeout: worker_config.task_shutdown_graceful_timeout(),
     };
-    let mut worker = Worker::new(settings, plugins, Arc::new(offsets), topics.backend());
+    let worker = Worker::new(
+        settings,
+        plugins.clone(),
+        Arc::new(offsets),
+        topics.backend(),
+    );
+    let worker_id = advertised_worker_id(&worker_config, rest_addr);
+    let mut herder =
+        StandaloneHerder::new(worker, worker_config.clone(), plugins.clone(), worker_id);
     for spec in specs {
-        if let Err(e) = worker.start_connector(spec).await {
-            worker.stop().await;
+        if let Err(e) = herder.start(spec).await {
+            herder.stop().await;
             topics.close().await;
             return Err(CommandError::new(EXIT_CONNECTOR, e));
         }
     }
+    let (handle, herder_task) = herder.spawn();
+    let rest_stop = CancellationToken::new();
+    let rest = tokio::spawn(crate::rest::serve(
+        listener,
+        AppState {
+            herder: handle.clone(),
+            plugins,
+        },
+        rest_stop.clone(),
+    ));
+    info!("REST API listening on http://{rest_addr}");
 
     let stopped_by = tokio::select! {
         r = crate::shutdown::first_signal() => {
             r.context("Could not install signal handlers").map_err(startup)?;
             "signal"
         }
-        () = idle(&worker, args.exit_when_idle) => "idle",
+        () = idle(&handle, args.exit_when_idle) => "idle",
     };
     info!(reason = stopped_by, "Stopping the worker.");
-    let report = worker.stop().await;
+    // As Kafka Connect: the REST server stops before the herder.
+    rest_stop.cancel();
+    if let Ok(Err(e)) = rest.await {
+        warn!(error = %e, "The REST server stopped with an error.");
+    }
+    let report = handle.shutdown().await;
+    let _ = herder_task.await;
     topics.close().await;
     if stopped_by == "idle" && !report.failed.is_empty() {
         return Err(CommandError::new(
@@ -84,6 +120,32 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     }
     info!("Worker stopped.");
     Ok(())
+}
+
+/// Binds the REST listener: the first `listeners` entry, else `http://127.0.0.1:8083` (Kafka
+/// Connect binds all interfaces by default; connect-rs only loopback unless told otherwise).
+async fn bind_rest(worker: &WorkerConfig) -> anyhow::Result<tokio::net::TcpListener> {
+    let listener = worker
+        .raw()
+        .get("listeners")
+        .and_then(|l| l.split(',').map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("http://127.0.0.1:8083")
+        .to_owned();
+    let addr = crate::rest::parse_listener(&listener)
+        .map_err(|e| anyhow!("Invalid listeners entry {listener}: {e}"))?;
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("Could not bind the REST API to {listener}"))
+}
+
+/// `host:port` for status reports: `rest.advertised.host.name`/`port`, else the bound address.
+fn advertised_worker_id(worker: &WorkerConfig, bound: std::net::SocketAddr) -> String {
+    let host = worker
+        .rest_advertised_host_name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| bound.ip().to_string());
+    let port = worker.rest_advertised_port().unwrap_or(bound.port());
+    format!("{host}:{port}")
 }
 
 /// Where the worker's topics live.
@@ -125,10 +187,16 @@ fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
     Ok(Topics::Local(log))
 }
 
-async fn idle(worker: &Worker, exit_when_idle: Option<std::time::Duration>) {
-    match exit_when_idle {
-        Some(d) => worker.idle_for(d).await,
-        None => std::future::pending().await,
+async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>) {
+    let Some(d) = exit_when_idle else {
+        return std::future::pending().await;
+    };
+    let tick = (d / 10).clamp(
+        std::time::Duration::from_millis(10),
+        std::time::Duration::from_millis(100),
+    );
+    while !herder.idle_for(d).await {
+        tokio::time::sleep(tick).await;
     }
 }
 
@@ -138,158 +206,4 @@ fn load_worker(path: &Path) -> anyhow::Result<WorkerConfig> {
         .inspect_err(|e| config::log_warnings(e.warnings()))?;
     config::log_warnings(worker.warnings());
     Ok(worker)
-}
-
-/// Loads, resolves and validates one connector file.
-fn connector_spec(
-    file: &Path,
-    worker: &WorkerConfig,
-    plugins: &PluginRegistry,
-) -> anyhow::Result<ConnectorSpec> {
-    let raw = config::load_file(file)?;
-    let class = raw.get("connector.class").unwrap_or_default().to_owned();
-    let plugin = if class.is_empty() {
-        None
-    } else {
-        Some(plugins.connector(&class).with_context(|| {
-            format!(
-                "Invalid configuration in {}: connector.class",
-                file.display()
-            )
-        })?)
-    };
-    let kind = match &plugin {
-        Some(ConnectorPlugin::Sink(_)) => ConnectorKind::Sink,
-        _ => ConnectorKind::Source,
-    };
-    let plugin_def = plugin
-        .as_ref()
-        .map(ConnectorPlugin::config_def)
-        .unwrap_or_default();
-    let config = ConnectorConfig::validate(&raw, kind, &plugin_def)
-        .inspect_err(|e| config::log_warnings(e.warnings()))?;
-    config::log_warnings(config.warnings());
-    let Some(plugin) = plugin else {
-        // validate() reports the missing connector.class; this is unreachable in practice.
-        return Err(anyhow!("Missing connector.class in {}", file.display()));
-    };
-    let converter = |key: &str, worker_class: &str| {
-        let prefix = format!("{key}.");
-        match config.values().string(key) {
-            Some(class) => ConverterConfig {
-                class: class.to_owned(),
-                props: config.values().originals_with_prefix(&prefix),
-            },
-            None => ConverterConfig {
-                class: worker_class.to_owned(),
-                props: worker.originals_with_prefix(&prefix),
-            },
-        }
-    };
-    let subscription = match kind {
-        ConnectorKind::Sink => Some(
-            match config
-                .values()
-                .string("topics.regex")
-                .filter(|r| !r.is_empty())
-            {
-                Some(pattern) => Subscription::Pattern(
-                    regex::Regex::new(&format!("^(?:{pattern})$"))
-                        .with_context(|| format!("Invalid topics.regex in {}", file.display()))?,
-                ),
-                None => Subscription::Topics(config.values().list("topics").to_vec()),
-            },
-        ),
-        ConnectorKind::Source => None,
-    };
-    if config.values().string("errors.tolerance") == Some("all") {
-        warn!(connector = %config.name(), "errors.tolerance=all: records that fail conversion are skipped and logged.");
-    }
-    let key_converter = converter("key.converter", worker.key_converter_class());
-    let value_converter = converter("value.converter", worker.value_converter_class());
-    let header_converter = converter("header.converter", worker.header_converter_class());
-    check_converters(
-        file,
-        worker,
-        &config,
-        plugins,
-        [&key_converter, &value_converter, &header_converter],
-    )?;
-    Ok(ConnectorSpec {
-        name: config.name().to_owned(),
-        tasks_max: usize::try_from(config.values().int("tasks.max").unwrap_or(1)).unwrap_or(1),
-        key_converter,
-        value_converter,
-        header_converter,
-        tolerate_errors: config
-            .values()
-            .string("errors.tolerance")
-            .is_some_and(|t| t.eq_ignore_ascii_case("all")),
-        subscription,
-        topic_creation: match kind {
-            ConnectorKind::Source if worker.topic_creation_enable() => {
-                TopicCreation::from_connector(&raw.to_map())
-                    .map_err(|e| anyhow!("Invalid configuration in {}: {e}", file.display()))?
-                    .map(Arc::new)
-            }
-            _ => None,
-        },
-        producer_overrides: config.values().originals_with_prefix("producer.override."),
-        consumer_overrides: config.values().originals_with_prefix("consumer.override."),
-        props: raw.to_map(),
-        plugin,
-    })
-}
-
-/// Creates and configures each converter once, so that a wrong class or setting is reported
-/// before anything starts, naming the file (connector's or worker's) and the key.
-fn check_converters(
-    file: &Path,
-    worker: &WorkerConfig,
-    config: &ConnectorConfig,
-    plugins: &PluginRegistry,
-    [key, value, header]: [&ConverterConfig; 3],
-) -> anyhow::Result<()> {
-    let origin = |name: &str| match config.raw().origin(name) {
-        Some(o) => o.to_string(),
-        None => worker.origin(name).map_or_else(
-            || worker.raw().source().display().to_string(),
-            ToString::to_string,
-        ),
-    };
-    let mut problems = Vec::new();
-    for (name, conv, is_key) in [
-        ("key.converter", key, true),
-        ("value.converter", value, false),
-    ] {
-        let result = plugins
-            .converter(&conv.class)
-            .map_err(anyhow::Error::from)
-            .and_then(|mut c| {
-                c.configure(&conv.props, is_key)
-                    .map_err(anyhow::Error::from)
-            });
-        if let Err(e) = result {
-            problems.push(format!("  {}: {name}: {e}", origin(name)));
-        }
-    }
-    let result = plugins
-        .header_converter(&header.class)
-        .map_err(anyhow::Error::from)
-        .and_then(|mut c| c.configure(&header.props).map_err(anyhow::Error::from));
-    if let Err(e) = result {
-        problems.push(format!(
-            "  {}: header.converter: {e}",
-            origin("header.converter")
-        ));
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(anyhow!(
-            "Invalid converter configuration for the connector in {}:\n{}",
-            file.display(),
-            problems.join("\n")
-        ))
-    }
 }

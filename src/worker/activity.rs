@@ -24,6 +24,7 @@ pub struct TaskActivity {
     /// `<connector>-<task>`.
     pub name: String,
     state: Mutex<Activity>,
+    error: Mutex<Option<String>>,
 }
 
 impl TaskActivity {
@@ -32,6 +33,7 @@ impl TaskActivity {
         Self {
             name,
             state: Mutex::new(Activity::Busy),
+            error: Mutex::new(None),
         }
     }
 
@@ -59,9 +61,15 @@ impl TaskActivity {
         });
     }
 
-    /// The task failed.
-    pub fn failed(&self) {
+    /// The task failed with `error`.
+    pub fn failed(&self, error: String) {
+        *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
         self.set(|_| Activity::Failed);
+    }
+
+    /// Why the task failed, if it did.
+    pub fn error(&self) -> Option<String> {
+        self.error.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The task stopped.

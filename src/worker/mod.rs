@@ -82,8 +82,25 @@ enum ConnectorInstance {
 }
 
 struct RunningTask {
+    connector: String,
+    id: u32,
+    config: ConfigMap,
+    cancel: CancellationToken,
     activity: Arc<TaskActivity>,
     handle: JoinHandle<()>,
+}
+
+/// What the worker knows of one task, for status reports.
+#[derive(Debug, Clone)]
+pub struct TaskReport {
+    /// Task number.
+    pub id: u32,
+    /// Its configuration.
+    pub config: ConfigMap,
+    /// What it is doing.
+    pub activity: Activity,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
 }
 
 /// How the worker stopped.
@@ -202,9 +219,11 @@ impl Worker {
         let members = task_configs.len();
         for (i, config) in task_configs.into_iter().enumerate() {
             let task_name = format!("{name}-{i}");
+            let task_config = config.clone();
             let converters = self.converters(&spec).map_err(fail)?;
             let activity = Arc::new(TaskActivity::new(task_name.clone()));
             let cancel = self.cancel.child_token();
+            let task_cancel = cancel.clone();
             let task_id = u32::try_from(i).unwrap_or(u32::MAX);
             let client = |overrides: &ConfigMap| ClientSpec {
                 connector: name.clone(),
@@ -287,15 +306,60 @@ impl Worker {
                         }
                         Err(e) => {
                             error!(error = %e, "Task failed; it will not run again until restarted.");
-                            cell.failed();
+                            cell.failed(format!("{e:#}"));
                         }
                     }
                 }
                 .instrument(span),
             );
-            self.tasks.push(RunningTask { activity, handle });
+            self.tasks.push(RunningTask {
+                connector: name.clone(),
+                id: task_id,
+                config: task_config,
+                cancel: task_cancel,
+                activity,
+                handle,
+            });
         }
         Ok(())
+    }
+
+    /// Whether `name` is running here.
+    pub fn has_connector(&self, name: &str) -> bool {
+        self.connectors.iter().any(|(n, _)| n == name)
+    }
+
+    /// The tasks of connector `name`, by id.
+    pub fn task_reports(&self, name: &str) -> Vec<TaskReport> {
+        let mut reports: Vec<_> = self
+            .tasks
+            .iter()
+            .filter(|t| t.connector == name)
+            .map(|t| TaskReport {
+                id: t.id,
+                config: t.config.clone(),
+                activity: t.activity.get(),
+                error: t.activity.error(),
+            })
+            .collect();
+        reports.sort_by_key(|r| r.id);
+        reports
+    }
+
+    /// Stops connector `name` and its tasks (cooperatively, then by force after the graceful
+    /// timeout) and forgets them.
+    pub async fn stop_connector(&mut self, name: &str) -> StopReport {
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.tasks)
+            .into_iter()
+            .partition(|t| t.connector == name);
+        self.tasks = others;
+        let report = stop_tasks(mine, self.settings.graceful_shutdown_timeout).await;
+        let index = self.connectors.iter().position(|(n, _)| n == name);
+        if let Some(i) = index {
+            let (name, mut connector) = self.connectors.remove(i);
+            stop_instance(&name, &mut connector).await;
+        }
+        report
     }
 
     /// The activity cells of every task.
@@ -319,35 +383,48 @@ impl Worker {
     /// stragglers) and then every connector.
     pub async fn stop(mut self) -> StopReport {
         self.cancel.cancel();
-        let deadline = tokio::time::Instant::now() + self.settings.graceful_shutdown_timeout;
-        let mut report = StopReport::default();
-        for task in &mut self.tasks {
-            if tokio::time::timeout_at(deadline, &mut task.handle)
-                .await
-                .is_err()
-            {
-                task.handle.abort();
-                report.forced.push(task.activity.name.clone());
-            }
-            if task.activity.get() == Activity::Failed {
-                report.failed.push(task.activity.name.clone());
-            }
-        }
-        if !report.forced.is_empty() {
-            warn!(
-                tasks = %report.forced.join(", "),
-                "Graceful stop of tasks timed out after task.shutdown.graceful.timeout.ms; they were aborted."
-            );
-        }
+        let tasks = std::mem::take(&mut self.tasks);
+        let report = stop_tasks(tasks, self.settings.graceful_shutdown_timeout).await;
         for (name, connector) in &mut self.connectors {
-            let result = match connector {
-                ConnectorInstance::Source(c) => c.stop().await,
-                ConnectorInstance::Sink(c) => c.stop().await,
-            };
-            if let Err(e) = result {
-                warn!(connector = %name, error = %e, "Connector stop failed.");
-            }
+            stop_instance(name, connector).await;
         }
         report
+    }
+}
+
+async fn stop_tasks(mut tasks: Vec<RunningTask>, graceful: Duration) -> StopReport {
+    for task in &tasks {
+        task.cancel.cancel();
+    }
+    let deadline = tokio::time::Instant::now() + graceful;
+    let mut report = StopReport::default();
+    for task in &mut tasks {
+        if tokio::time::timeout_at(deadline, &mut task.handle)
+            .await
+            .is_err()
+        {
+            task.handle.abort();
+            report.forced.push(task.activity.name.clone());
+        }
+        if task.activity.get() == Activity::Failed {
+            report.failed.push(task.activity.name.clone());
+        }
+    }
+    if !report.forced.is_empty() {
+        warn!(
+            tasks = %report.forced.join(", "),
+            "Graceful stop of tasks timed out after task.shutdown.graceful.timeout.ms; they were aborted."
+        );
+    }
+    report
+}
+
+async fn stop_instance(name: &str, connector: &mut ConnectorInstance) {
+    let result = match connector {
+        ConnectorInstance::Source(c) => c.stop().await,
+        ConnectorInstance::Sink(c) => c.stop().await,
+    };
+    if let Err(e) = result {
+        warn!(connector = %name, error = %e, "Connector stop failed.");
     }
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, missing_docs)]
 
+pub mod http;
 pub mod kafka;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,7 @@ impl Workdir {
             format!(
                 "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
                  value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+                 listeners=http://127.0.0.1:0\n\
                  embedded.log.dir={}\n{extra}\n",
                 self.path("data").display()
             ),

@@ -1,0 +1,184 @@
+//! The herder (control plane): owns connector configurations, target states and status, and
+//! drives the worker. One actor task owns the state; REST and the CLI talk to it through a
+//! cloneable [`HerderHandle`] with oneshot replies, so changes are serialized without locks.
+
+pub mod entities;
+pub mod spec;
+pub mod standalone;
+
+use connect_api::ConfigMap;
+use tokio::sync::{mpsc, oneshot};
+
+pub use entities::{
+    ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
+};
+
+/// Why a herder request failed; maps to an HTTP status in REST.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HerderError {
+    /// 404: no such connector or task.
+    #[error("{0}")]
+    NotFound(String),
+    /// 409: the connector exists already, or a conflicting operation.
+    #[error("{0}")]
+    Conflict(String),
+    /// 400: invalid request or configuration.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 500: anything else.
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// A request to the herder actor.
+pub(crate) enum Request {
+    Connectors(oneshot::Sender<Vec<String>>),
+    Info(String, oneshot::Sender<Result<ConnectorInfo, HerderError>>),
+    Config(String, oneshot::Sender<Result<ConfigMap, HerderError>>),
+    Status(
+        String,
+        oneshot::Sender<Result<ConnectorStateInfo, HerderError>>,
+    ),
+    TaskConfigs(
+        String,
+        oneshot::Sender<Result<Vec<(TaskId, ConfigMap)>, HerderError>>,
+    ),
+    PutConfig {
+        name: String,
+        config: ConfigMap,
+        allow_replace: bool,
+        reply: oneshot::Sender<Result<(bool, ConnectorInfo), HerderError>>,
+    },
+    Delete(String, oneshot::Sender<Result<(), HerderError>>),
+    IdleFor(std::time::Duration, oneshot::Sender<bool>),
+    Shutdown(oneshot::Sender<crate::worker::StopReport>),
+}
+
+/// A cloneable handle to the herder actor.
+#[derive(Clone)]
+pub struct HerderHandle {
+    tx: mpsc::Sender<Request>,
+    worker_id: String,
+}
+
+fn gone() -> HerderError {
+    HerderError::Internal("The worker is shutting down".to_owned())
+}
+
+impl HerderHandle {
+    pub(crate) fn new(tx: mpsc::Sender<Request>, worker_id: String) -> Self {
+        Self { tx, worker_id }
+    }
+
+    /// `host:port` of this worker, as Kafka Connect's `worker_id`.
+    pub fn worker_id(&self) -> &str {
+        &self.worker_id
+    }
+
+    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Request) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(make(tx)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Names of all connectors, sorted.
+    pub async fn connectors(&self) -> Vec<String> {
+        self.ask(Request::Connectors).await.unwrap_or_default()
+    }
+
+    /// A connector's configuration and tasks.
+    ///
+    /// # Errors
+    /// NotFound (`Connector <c> not found`).
+    pub async fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
+        self.ask(|r| Request::Info(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// A connector's configuration as submitted.
+    ///
+    /// # Errors
+    /// NotFound (`Connector <c> not found`).
+    pub async fn connector_config(&self, name: &str) -> Result<ConfigMap, HerderError> {
+        self.ask(|r| Request::Config(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// A connector's and its tasks' states.
+    ///
+    /// # Errors
+    /// NotFound (`No status found for connector <c>`).
+    pub async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
+        self.ask(|r| Request::Status(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// A connector's task configurations.
+    ///
+    /// # Errors
+    /// NotFound (`Connector <c> not found`).
+    pub async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
+        self.ask(|r| Request::TaskConfigs(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// One task's state.
+    ///
+    /// # Errors
+    /// NotFound (`No status found for task <c>-<t>`).
+    pub async fn task_status(&self, name: &str, task: u32) -> Result<TaskStateInfo, HerderError> {
+        let status = self.connector_status(name).await.map_err(|_| {
+            HerderError::NotFound(format!("No status found for task {name}-{task}"))
+        })?;
+        status
+            .tasks
+            .into_iter()
+            .find(|t| t.id == task)
+            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {name}-{task}")))
+    }
+
+    /// Creates (or, with `allow_replace`, updates) a connector; returns whether it was created.
+    ///
+    /// # Errors
+    /// Conflict (`Connector <c> already exists`), BadRequest (invalid configuration, with
+    /// every problem), Internal (the connector failed to start).
+    pub async fn put_connector_config(
+        &self,
+        name: &str,
+        config: ConfigMap,
+        allow_replace: bool,
+    ) -> Result<(bool, ConnectorInfo), HerderError> {
+        self.ask(|reply| Request::PutConfig {
+            name: name.to_owned(),
+            config,
+            allow_replace,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Stops and removes a connector.
+    ///
+    /// # Errors
+    /// NotFound (`Connector <c> not found`).
+    pub async fn delete_connector(&self, name: &str) -> Result<(), HerderError> {
+        self.ask(|r| Request::Delete(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Whether every task has been idle (or has ended) for `d`.
+    pub async fn idle_for(&self, d: std::time::Duration) -> bool {
+        self.ask(|r| Request::IdleFor(d, r)).await.unwrap_or(true)
+    }
+
+    /// Stops every connector and the actor; returns how the tasks stopped.
+    pub async fn shutdown(&self) -> crate::worker::StopReport {
+        self.ask(Request::Shutdown).await.unwrap_or_default()
+    }
+}

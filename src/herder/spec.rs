@@ -1,0 +1,204 @@
+//! From a connector's raw configuration (a file or a REST request) to a validated
+//! [`ConnectorSpec`] the worker can start: plugin, converters, subscription, topic creation.
+
+use std::sync::Arc;
+
+use tracing::warn;
+
+use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfig};
+use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
+use crate::topics::topic_creation::TopicCreation;
+use crate::topics::Subscription;
+use crate::worker::{ConnectorSpec, ConverterConfig};
+
+/// Why a connector configuration cannot be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The configuration is invalid (every problem, with file, line and key).
+    #[error("{0}")]
+    Config(config::ConfigError),
+    /// `connector.class` names no known connector.
+    #[error("Invalid configuration in {source_label}: connector.class: {error}")]
+    Plugin {
+        /// The file or request.
+        source_label: String,
+        /// The registry's error, listing the available connectors.
+        error: RegistryError,
+    },
+    /// Anything else, with its context.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl SpecError {
+    /// The individual problems, without file context (for REST's error list).
+    pub fn problems(&self) -> Vec<String> {
+        match self {
+            Self::Config(e) => e.problems().iter().map(|p| p.message.clone()).collect(),
+            Self::Plugin { error, .. } => vec![error.to_string()],
+            Self::Other(m) => vec![m.clone()],
+        }
+    }
+}
+
+/// Resolves and validates one connector's configuration (from a file or a REST request).
+///
+/// # Errors
+/// Every problem found, naming the file (or request), line and key where there is one.
+pub fn connector_spec(
+    raw: &RawConfig,
+    worker: &WorkerConfig,
+    plugins: &PluginRegistry,
+) -> Result<ConnectorSpec, SpecError> {
+    let file = raw.source();
+    let class = raw.get("connector.class").unwrap_or_default().to_owned();
+    let plugin = if class.is_empty() {
+        None
+    } else {
+        Some(plugins.connector(&class).map_err(|e| SpecError::Plugin {
+            source_label: file.display().to_string(),
+            error: e,
+        })?)
+    };
+    let kind = match &plugin {
+        Some(ConnectorPlugin::Sink(_)) => ConnectorKind::Sink,
+        _ => ConnectorKind::Source,
+    };
+    let plugin_def = plugin
+        .as_ref()
+        .map(ConnectorPlugin::config_def)
+        .unwrap_or_default();
+    let config = ConnectorConfig::validate(raw, kind, &plugin_def)
+        .inspect_err(|e| config::log_warnings(e.warnings()))
+        .map_err(SpecError::Config)?;
+    config::log_warnings(config.warnings());
+    let Some(plugin) = plugin else {
+        // validate() reports the missing connector.class; this is unreachable in practice.
+        return Err(SpecError::Other(format!(
+            "Missing connector.class in {}",
+            file.display()
+        )));
+    };
+    let converter = |key: &str, worker_class: &str| {
+        let prefix = format!("{key}.");
+        match config.values().string(key) {
+            Some(class) => ConverterConfig {
+                class: class.to_owned(),
+                props: config.values().originals_with_prefix(&prefix),
+            },
+            None => ConverterConfig {
+                class: worker_class.to_owned(),
+                props: worker.originals_with_prefix(&prefix),
+            },
+        }
+    };
+    let subscription = match kind {
+        ConnectorKind::Sink => Some(
+            match config
+                .values()
+                .string("topics.regex")
+                .filter(|r| !r.is_empty())
+            {
+                Some(pattern) => Subscription::Pattern(
+                    regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+                        SpecError::Other(format!("Invalid topics.regex in {}: {e}", file.display()))
+                    })?,
+                ),
+                None => Subscription::Topics(config.values().list("topics").to_vec()),
+            },
+        ),
+        ConnectorKind::Source => None,
+    };
+    if config.values().string("errors.tolerance") == Some("all") {
+        warn!(connector = %config.name(), "errors.tolerance=all: records that fail conversion are skipped and logged.");
+    }
+    let key_converter = converter("key.converter", worker.key_converter_class());
+    let value_converter = converter("value.converter", worker.value_converter_class());
+    let header_converter = converter("header.converter", worker.header_converter_class());
+    check_converters(
+        file,
+        worker,
+        &config,
+        plugins,
+        [&key_converter, &value_converter, &header_converter],
+    )?;
+    Ok(ConnectorSpec {
+        name: config.name().to_owned(),
+        tasks_max: usize::try_from(config.values().int("tasks.max").unwrap_or(1)).unwrap_or(1),
+        key_converter,
+        value_converter,
+        header_converter,
+        tolerate_errors: config
+            .values()
+            .string("errors.tolerance")
+            .is_some_and(|t| t.eq_ignore_ascii_case("all")),
+        subscription,
+        topic_creation: match kind {
+            ConnectorKind::Source if worker.topic_creation_enable() => {
+                TopicCreation::from_connector(&raw.to_map())
+                    .map_err(|e| {
+                        SpecError::Other(format!(
+                            "Invalid configuration in {}: {e}",
+                            file.display()
+                        ))
+                    })?
+                    .map(Arc::new)
+            }
+            _ => None,
+        },
+        producer_overrides: config.values().originals_with_prefix("producer.override."),
+        consumer_overrides: config.values().originals_with_prefix("consumer.override."),
+        props: raw.to_map(),
+        plugin,
+    })
+}
+
+/// Creates and configures each converter once, so that a wrong class or setting is reported
+/// before anything starts, naming the file (connector's or worker's) and the key.
+fn check_converters(
+    file: &std::path::Path,
+    worker: &WorkerConfig,
+    config: &ConnectorConfig,
+    plugins: &PluginRegistry,
+    [key, value, header]: [&ConverterConfig; 3],
+) -> Result<(), SpecError> {
+    let origin = |name: &str| match config.raw().origin(name) {
+        Some(o) => o.to_string(),
+        None => worker.origin(name).map_or_else(
+            || worker.raw().source().display().to_string(),
+            ToString::to_string,
+        ),
+    };
+    let mut problems = Vec::new();
+    for (name, conv, is_key) in [
+        ("key.converter", key, true),
+        ("value.converter", value, false),
+    ] {
+        let result = plugins
+            .converter(&conv.class)
+            .map_err(|e| e.to_string())
+            .and_then(|mut c| c.configure(&conv.props, is_key).map_err(|e| e.to_string()));
+        if let Err(e) = result {
+            problems.push(format!("  {}: {name}: {e}", origin(name)));
+        }
+    }
+    let result = plugins
+        .header_converter(&header.class)
+        .map_err(|e| e.to_string())
+        .and_then(|mut c| c.configure(&header.props).map_err(|e| e.to_string()));
+    if let Err(e) = result {
+        problems.push(format!(
+            "  {}: header.converter: {e}",
+            origin("header.converter")
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(SpecError::Other(format!(
+            "Invalid converter configuration for the connector in {}:\n{}",
+            file.display(),
+            problems.join("\n")
+        )))
+    }
+}

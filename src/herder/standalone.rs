@@ -1,0 +1,268 @@
+//! The standalone herder: one actor that owns the connectors' configurations and the worker.
+//! Configurations live in memory (as in Kafka Connect's standalone mode).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use connect_api::ConfigMap;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
+
+use super::entities::{
+    ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
+};
+use super::spec::{connector_spec, SpecError};
+use super::{HerderError, HerderHandle, Request};
+use crate::config::{RawConfig, WorkerConfig};
+use crate::plugins::{ConnectorPlugin, PluginRegistry};
+use crate::worker::{Activity, ConnectorSpec, Worker};
+
+struct Entry {
+    config: ConfigMap,
+    connector_type: ConnectorType,
+    /// Why the connector failed to start, if it did.
+    failure: Option<String>,
+}
+
+/// The standalone herder, before and while it runs as an actor.
+pub struct StandaloneHerder {
+    worker: Worker,
+    worker_config: Arc<WorkerConfig>,
+    plugins: Arc<PluginRegistry>,
+    worker_id: String,
+    connectors: BTreeMap<String, Entry>,
+}
+
+fn connector_type(spec: &ConnectorSpec) -> ConnectorType {
+    match spec.plugin {
+        ConnectorPlugin::Source(_) => ConnectorType::Source,
+        ConnectorPlugin::Sink(_) => ConnectorType::Sink,
+    }
+}
+
+/// Kafka Connect's message for a configuration that does not validate.
+fn invalid_config(e: &SpecError) -> HerderError {
+    let problems = e.problems();
+    HerderError::BadRequest(format!(
+        "Connector configuration is invalid and contains the following {} error(s):\n{}\nYou can also find the above list of errors at the endpoint `/connector-plugins/{{connectorType}}/config/validate`",
+        problems.len(),
+        problems.join("\n")
+    ))
+}
+
+impl StandaloneHerder {
+    /// A herder driving `worker`; `worker_id` is the REST `host:port`.
+    pub fn new(
+        worker: Worker,
+        worker_config: Arc<WorkerConfig>,
+        plugins: Arc<PluginRegistry>,
+        worker_id: String,
+    ) -> Self {
+        Self {
+            worker,
+            worker_config,
+            plugins,
+            worker_id,
+            connectors: BTreeMap::new(),
+        }
+    }
+
+    /// Starts a validated connector (from the command line).
+    ///
+    /// # Errors
+    /// When it fails to start.
+    pub async fn start(
+        &mut self,
+        spec: ConnectorSpec,
+    ) -> Result<(), crate::worker::ConnectorStartError> {
+        let name = spec.name.clone();
+        let entry = Entry {
+            config: spec.props.clone(),
+            connector_type: connector_type(&spec),
+            failure: None,
+        };
+        self.worker.start_connector(spec).await?;
+        self.connectors.insert(name, entry);
+        Ok(())
+    }
+
+    /// Stops every connector (used when start-up fails half-way).
+    pub async fn stop(self) -> crate::worker::StopReport {
+        self.worker.stop().await
+    }
+
+    /// Runs the actor; returns its handle and task.
+    pub fn spawn(self) -> (HerderHandle, JoinHandle<()>) {
+        let (tx, rx) = mpsc::channel(64);
+        let handle = HerderHandle::new(tx, self.worker_id.clone());
+        (handle, tokio::spawn(self.run(rx)))
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
+        while let Some(request) = rx.recv().await {
+            match request {
+                Request::Connectors(reply) => {
+                    let _ = reply.send(self.connectors.keys().cloned().collect());
+                }
+                Request::Info(name, reply) => {
+                    let _ = reply.send(self.info(&name));
+                }
+                Request::Config(name, reply) => {
+                    let _ = reply.send(self.entry(&name).map(|e| e.config.clone()));
+                }
+                Request::Status(name, reply) => {
+                    let _ = reply.send(self.status(&name));
+                }
+                Request::TaskConfigs(name, reply) => {
+                    let _ = reply.send(self.entry(&name).map(|_| {
+                        self.worker
+                            .task_reports(&name)
+                            .into_iter()
+                            .map(|t| {
+                                let id = TaskId {
+                                    connector: name.clone(),
+                                    task: t.id,
+                                };
+                                (id, t.config)
+                            })
+                            .collect()
+                    }));
+                }
+                Request::PutConfig {
+                    name,
+                    config,
+                    allow_replace,
+                    reply,
+                } => {
+                    let _ = reply.send(self.put(name, config, allow_replace).await);
+                }
+                Request::Delete(name, reply) => {
+                    let result = match self.connectors.remove(&name) {
+                        Some(_) => {
+                            self.worker.stop_connector(&name).await;
+                            info!(connector = %name, "Connector deleted.");
+                            Ok(())
+                        }
+                        None => Err(HerderError::NotFound(format!("Connector {name} not found"))),
+                    };
+                    let _ = reply.send(result);
+                }
+                Request::IdleFor(d, reply) => {
+                    let idle = self.worker.activities().iter().all(|a| a.idle_for(d));
+                    let _ = reply.send(idle);
+                }
+                Request::Shutdown(reply) => {
+                    let report = self.worker.stop().await;
+                    let _ = reply.send(report);
+                    return;
+                }
+            }
+        }
+        self.worker.stop().await;
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry, HerderError> {
+        self.connectors
+            .get(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Connector {name} not found")))
+    }
+
+    fn info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
+        let entry = self.entry(name)?;
+        Ok(ConnectorInfo {
+            name: name.to_owned(),
+            config: entry.config.clone(),
+            tasks: self
+                .worker
+                .task_reports(name)
+                .into_iter()
+                .map(|t| TaskId {
+                    connector: name.to_owned(),
+                    task: t.id,
+                })
+                .collect(),
+            connector_type: entry.connector_type,
+        })
+    }
+
+    fn status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
+        let entry = self.connectors.get(name).ok_or_else(|| {
+            HerderError::NotFound(format!("No status found for connector {name}"))
+        })?;
+        let state = |s: &str, trace: Option<String>| StateInfo {
+            state: s.to_owned(),
+            worker_id: self.worker_id.clone(),
+            trace,
+        };
+        let connector = match &entry.failure {
+            Some(f) => state("FAILED", Some(f.clone())),
+            None => state("RUNNING", None),
+        };
+        let tasks = self
+            .worker
+            .task_reports(name)
+            .into_iter()
+            .map(|t| {
+                let (s, trace) = match t.activity {
+                    Activity::Busy | Activity::Idle(_) => ("RUNNING", None),
+                    Activity::Failed => ("FAILED", t.error),
+                    Activity::Stopped => ("UNASSIGNED", None),
+                };
+                TaskStateInfo {
+                    id: t.id,
+                    state: s.to_owned(),
+                    worker_id: self.worker_id.clone(),
+                    trace,
+                }
+            })
+            .collect();
+        Ok(ConnectorStateInfo {
+            name: name.to_owned(),
+            connector,
+            tasks,
+            connector_type: entry.connector_type,
+        })
+    }
+
+    async fn put(
+        &mut self,
+        name: String,
+        config: ConfigMap,
+        allow_replace: bool,
+    ) -> Result<(bool, ConnectorInfo), HerderError> {
+        let exists = self.connectors.contains_key(&name);
+        if exists && !allow_replace {
+            return Err(HerderError::Conflict(format!(
+                "Connector {name} already exists"
+            )));
+        }
+        let raw = RawConfig::from_pairs(
+            format!("the configuration of connector {name}"),
+            config.clone(),
+        );
+        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
+            .map_err(|e| invalid_config(&e))?;
+        if exists {
+            self.worker.stop_connector(&name).await;
+        }
+        let connector_type = connector_type(&spec);
+        let failure = match self.worker.start_connector(spec).await {
+            Ok(()) => None,
+            Err(e) => {
+                warn!(connector = %name, error = %e, "Connector failed to start.");
+                Some(e.to_string())
+            }
+        };
+        self.connectors.insert(
+            name.clone(),
+            Entry {
+                config,
+                connector_type,
+                failure,
+            },
+        );
+        info!(connector = %name, created = !exists, "Connector configuration stored.");
+        Ok((!exists, self.info(&name)?))
+    }
+}

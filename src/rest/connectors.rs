@@ -1,0 +1,334 @@
+//! `/connectors/...`, as Kafka Connect's `ConnectorsResource`: list, create, read, update and
+//! delete connectors, their status and their tasks.
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use connect_api::ConfigMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::error::{complete, JsonBody, PathParams, QueryParams, RestError};
+use super::AppState;
+use crate::herder::{ConnectorInfo, HerderError, TaskId};
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/connectors", get(list_connectors).post(create_connector))
+        .route(
+            "/connectors/{connector}",
+            get(get_connector).delete(destroy_connector),
+        )
+        .route(
+            "/connectors/{connector}/config",
+            get(get_connector_config).put(put_connector_config),
+        )
+        .route("/connectors/{connector}/status", get(get_connector_status))
+        .route("/connectors/{connector}/tasks", get(get_task_configs))
+        .route(
+            "/connectors/{connector}/tasks/{task}/status",
+            get(get_task_status),
+        )
+}
+
+/// Kafka Connect's `CreateConnectorRequest`.
+#[derive(Debug, Deserialize)]
+struct CreateConnectorRequest {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    config: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    initial_state: Option<String>,
+}
+
+/// Kafka Connect's `TaskInfo`.
+#[derive(Debug, Serialize)]
+struct TaskInfo {
+    id: TaskId,
+    config: ConfigMap,
+}
+
+/// `GET /connectors[?expand=status&expand=info]`.
+async fn list_connectors(
+    State(state): State<AppState>,
+    query: QueryParams,
+) -> Result<Response, RestError> {
+    let names = complete(async { Ok::<_, HerderError>(state.herder.connectors().await) }).await?;
+    if !query.contains("expand") {
+        return Ok(Json(names).into_response());
+    }
+    let expansions: Vec<&str> = query.all("expand").collect();
+    let mut out = serde_json::Map::new();
+    'connectors: for name in names {
+        let mut expanded = serde_json::Map::new();
+        for expansion in &expansions {
+            let value = match *expansion {
+                "status" => complete(state.herder.connector_status(&name))
+                    .await
+                    .map(|s| serde_json::to_value(s).map_err(internal)),
+                "info" => complete(state.herder.connector_info(&name))
+                    .await
+                    .map(|i| serde_json::to_value(i).map_err(internal)),
+                other => {
+                    tracing::info!("Ignoring unknown expansion type {other}");
+                    continue;
+                }
+            };
+            match value {
+                Ok(v) => {
+                    expanded.insert((*expansion).to_owned(), v?);
+                }
+                // Removed while we looked it up: leave it out, as Kafka Connect does.
+                Err(e) if e.status == StatusCode::NOT_FOUND => continue 'connectors,
+                Err(e) => return Err(e),
+            }
+        }
+        out.insert(name, Value::Object(expanded));
+    }
+    Ok(Json(Value::Object(out)).into_response())
+}
+
+/// `POST /connectors`: 201 with `Location` and the connector's info.
+async fn create_connector(
+    State(state): State<AppState>,
+    JsonBody(request): JsonBody<CreateConnectorRequest>,
+) -> Result<Response, RestError> {
+    // A missing name becomes "", which the herder's validation rejects with Kafka's message.
+    let name = request.name.unwrap_or_default().trim().to_owned();
+    let mut config = config_map(request.config.unwrap_or_default())?;
+    check_initial_state(request.initial_state.as_deref())?;
+    check_and_put_name(&name, &mut config)?;
+    let (_, info) = complete(state.herder.put_connector_config(&name, config, false)).await?;
+    Ok(created(&name, info))
+}
+
+/// `GET /connectors/{c}`.
+async fn get_connector(
+    State(state): State<AppState>,
+    PathParams(name): PathParams<String>,
+) -> Result<Json<ConnectorInfo>, RestError> {
+    complete(state.herder.connector_info(&name)).await.map(Json)
+}
+
+/// `GET /connectors/{c}/config`.
+async fn get_connector_config(
+    State(state): State<AppState>,
+    PathParams(name): PathParams<String>,
+) -> Result<Json<ConfigMap>, RestError> {
+    complete(state.herder.connector_config(&name))
+        .await
+        .map(Json)
+}
+
+/// `PUT /connectors/{c}/config`: 201 with `Location` when created, 200 when updated.
+async fn put_connector_config(
+    State(state): State<AppState>,
+    PathParams(name): PathParams<String>,
+    JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
+) -> Result<Response, RestError> {
+    let mut config = config_map(body)?;
+    check_and_put_name(&name, &mut config)?;
+    let (was_created, info) =
+        complete(state.herder.put_connector_config(&name, config, true)).await?;
+    if was_created {
+        Ok(created(&name, info))
+    } else {
+        Ok(Json(info).into_response())
+    }
+}
+
+/// `GET /connectors/{c}/status`.
+async fn get_connector_status(
+    State(state): State<AppState>,
+    PathParams(name): PathParams<String>,
+) -> Result<Response, RestError> {
+    complete(state.herder.connector_status(&name))
+        .await
+        .map(|s| Json(s).into_response())
+}
+
+/// `GET /connectors/{c}/tasks`: `[{"id": {"connector", "task"}, "config": {..}}]`.
+async fn get_task_configs(
+    State(state): State<AppState>,
+    PathParams(name): PathParams<String>,
+) -> Result<Json<Vec<TaskInfo>>, RestError> {
+    let tasks = complete(state.herder.task_configs(&name)).await?;
+    Ok(Json(
+        tasks
+            .into_iter()
+            .map(|(id, config)| TaskInfo { id, config })
+            .collect(),
+    ))
+}
+
+/// `GET /connectors/{c}/tasks/{t}/status`.
+async fn get_task_status(
+    State(state): State<AppState>,
+    PathParams((name, task)): PathParams<(String, String)>,
+) -> Result<Response, RestError> {
+    // Kafka Connect's path parameter is a Java Integer: anything else matches no resource.
+    let task: i32 = task.parse().map_err(|_| RestError::unknown_path())?;
+    let Ok(task) = u32::try_from(task) else {
+        return Err(
+            HerderError::NotFound(format!("No status found for task {name}-{task}")).into(),
+        );
+    };
+    complete(state.herder.task_status(&name, task))
+        .await
+        .map(|s| Json(s).into_response())
+}
+
+/// `DELETE /connectors/{c}`: 204.
+async fn destroy_connector(
+    State(state): State<AppState>,
+    PathParams(name): PathParams<String>,
+) -> Result<StatusCode, RestError> {
+    complete(state.herder.delete_connector(&name)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn internal(e: serde_json::Error) -> RestError {
+    RestError::internal(e.to_string())
+}
+
+/// 201 Created with `Location: /connectors/<name>` and the connector's info.
+fn created(name: &str, info: ConnectorInfo) -> Response {
+    (
+        StatusCode::CREATED,
+        [(header::LOCATION, location(name))],
+        Json(info),
+    )
+        .into_response()
+}
+
+/// `/connectors/<name>` with the name percent-encoded as one path segment.
+pub(super) fn location(name: &str) -> String {
+    let mut out = String::from("/connectors/");
+    for b in name.bytes() {
+        let keep = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b);
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A JSON object of configuration values as strings (numbers and booleans are taken as their
+/// text, as Jackson does for a `Map<String, String>`).
+fn config_map(body: serde_json::Map<String, Value>) -> Result<ConfigMap, RestError> {
+    body.into_iter()
+        .map(|(key, value)| {
+            let text = match value {
+                Value::String(s) => s,
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Null => {
+                    return Err(RestError::bad_request(format!(
+                        "Invalid value null for configuration {key}: Null value can not be \
+                         supplied as the configuration value."
+                    )))
+                }
+                Value::Array(_) | Value::Object(_) => {
+                    return Err(RestError::bad_request(format!(
+                        "Invalid value {value} for configuration {key}: configuration values \
+                         must be strings"
+                    )))
+                }
+            };
+            Ok((key, text))
+        })
+        .collect()
+}
+
+/// Kafka Connect's check: a `name` in the configuration must equal the URL's (or request's)
+/// name; without one, the name is inserted.
+fn check_and_put_name(name: &str, config: &mut ConfigMap) -> Result<(), RestError> {
+    match config.get("name") {
+        Some(included) if included != name => Err(RestError::bad_request(format!(
+            "Connector name configuration ({included}) doesn't match connector name in the URL \
+             ({name})"
+        ))),
+        Some(_) => Ok(()),
+        None => {
+            config.insert("name".to_owned(), name.to_owned());
+            Ok(())
+        }
+    }
+}
+
+/// `initial_state` (KIP-980): `RUNNING` (the default) is served; `PAUSED` and `STOPPED` are not
+/// supported yet and rejected rather than ignored.
+fn check_initial_state(state: Option<&str>) -> Result<(), RestError> {
+    let Some(state) = state else { return Ok(()) };
+    match state.to_ascii_uppercase().as_str() {
+        "RUNNING" => Ok(()),
+        "PAUSED" | "STOPPED" => Err(RestError::bad_request(format!(
+            "initial_state {} is not supported yet; create the connector RUNNING",
+            state.to_ascii_uppercase()
+        ))),
+        _ => Err(RestError::bad_request(format!(
+            "Invalid initial_state {state}: expected RUNNING, PAUSED or STOPPED"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_in_config_must_match() {
+        let mut c = ConfigMap::new();
+        check_and_put_name("a", &mut c).unwrap();
+        assert_eq!(c.get("name").map(String::as_str), Some("a"));
+        check_and_put_name("a", &mut c).unwrap();
+        let e = check_and_put_name("b", &mut c).unwrap_err();
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            e.message,
+            "Connector name configuration (a) doesn't match connector name in the URL (b)"
+        );
+    }
+
+    #[test]
+    fn config_values_become_strings() {
+        let body = serde_json::json!({"a": "x", "tasks.max": 2, "b": true});
+        let Value::Object(map) = body else {
+            unreachable!()
+        };
+        let c = config_map(map).unwrap();
+        assert_eq!(c.get("tasks.max").map(String::as_str), Some("2"));
+        assert_eq!(c.get("b").map(String::as_str), Some("true"));
+        let Value::Object(bad) = serde_json::json!({"a": null}) else {
+            unreachable!()
+        };
+        assert_eq!(config_map(bad).unwrap_err().status, StatusCode::BAD_REQUEST);
+        let Value::Object(bad) = serde_json::json!({"a": [1]}) else {
+            unreachable!()
+        };
+        assert_eq!(config_map(bad).unwrap_err().status, StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn location_encodes_the_name_as_one_segment() {
+        assert_eq!(
+            location("local-file-source"),
+            "/connectors/local-file-source"
+        );
+        assert_eq!(location("a b/c"), "/connectors/a%20b%2Fc");
+        assert_eq!(location("é"), "/connectors/%C3%A9");
+    }
+
+    #[test]
+    fn initial_state_running_only() {
+        assert!(check_initial_state(None).is_ok());
+        assert!(check_initial_state(Some("running")).is_ok());
+        assert!(check_initial_state(Some("PAUSED")).is_err());
+        assert!(check_initial_state(Some("nope")).is_err());
+    }
+}
