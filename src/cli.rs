@@ -44,8 +44,9 @@ pub struct StandaloneArgs {
     /// Worker configuration (.properties, .json or .toml).
     #[arg(value_name = "WORKER_FILE")]
     pub worker_file: PathBuf,
-    /// Connector configurations (.properties, .json or .toml).
-    #[arg(value_name = "CONNECTOR_FILE", required = true)]
+    /// Connector configurations (.properties, .json or .toml); none is fine when connectors
+    /// are created over the REST API.
+    #[arg(value_name = "CONNECTOR_FILE")]
     pub connector_files: Vec<PathBuf>,
 }
 
@@ -121,7 +122,8 @@ mod tests {
     }
 
     #[test]
-    fn a_connector_file_is_required() {
-        assert!(Cli::try_parse_from(["connect-rs", "standalone", "w"]).is_err());
+    fn connector_files_are_optional_but_the_worker_file_is_not() {
+        assert!(standalone(&["w"]).connector_files.is_empty());
+        assert!(Cli::try_parse_from(["connect-rs", "standalone"]).is_err());
     }
 }

@@ -30,6 +30,17 @@ pub enum HerderError {
     Internal(String),
 }
 
+/// What a connector should be doing (Kafka Connect's `TargetState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetState {
+    /// Running.
+    Started,
+    /// Tasks stopped, configuration and task list kept; resumes where it was.
+    Paused,
+    /// Connector and tasks stopped, task list emptied (KIP-875).
+    Stopped,
+}
+
 /// A request to the herder actor.
 pub(crate) enum Request {
     Connectors(oneshot::Sender<Vec<String>>),
@@ -50,6 +61,17 @@ pub(crate) enum Request {
         reply: oneshot::Sender<Result<(bool, ConnectorInfo), HerderError>>,
     },
     Delete(String, oneshot::Sender<Result<(), HerderError>>),
+    SetTarget(
+        String,
+        TargetState,
+        oneshot::Sender<Result<(), HerderError>>,
+    ),
+    Restart {
+        name: String,
+        include_tasks: bool,
+        only_failed: bool,
+        reply: oneshot::Sender<Result<Option<ConnectorStateInfo>, HerderError>>,
+    },
     IdleFor(std::time::Duration, oneshot::Sender<bool>),
     Shutdown(oneshot::Sender<crate::worker::StopReport>),
 }
@@ -170,6 +192,60 @@ impl HerderHandle {
         self.ask(|r| Request::Delete(name.to_owned(), r))
             .await
             .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Sets a connector's target state (pause, resume, stop).
+    ///
+    /// # Errors
+    /// NotFound (`Unknown connector <c>`).
+    pub async fn set_target_state(
+        &self,
+        name: &str,
+        target: TargetState,
+    ) -> Result<(), HerderError> {
+        self.ask(|r| Request::SetTarget(name.to_owned(), target, r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Restarts a connector (and, with `include_tasks`, its tasks; with `only_failed`, only
+    /// failed instances). Returns the state with the restarted instances as `RESTARTING` when
+    /// either flag is set (REST 202), `None` otherwise (REST 204).
+    ///
+    /// # Errors
+    /// NotFound (`Unknown connector: <c>`).
+    pub async fn restart_connector(
+        &self,
+        name: &str,
+        include_tasks: bool,
+        only_failed: bool,
+    ) -> Result<Option<ConnectorStateInfo>, HerderError> {
+        self.ask(|reply| Request::Restart {
+            name: name.to_owned(),
+            include_tasks,
+            only_failed,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Restarts one task; it resumes from the last committed offsets.
+    ///
+    /// # Errors
+    /// NotFound (`Unknown connector: <c>` / `Unknown task: <c>-<t>`).
+    pub async fn restart_task(&self, name: &str, task: u32) -> Result<(), HerderError> {
+        let info = self
+            .connector_info(name)
+            .await
+            .map_err(|_| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        if !info.tasks.iter().any(|t| t.task == task) {
+            return Err(HerderError::NotFound(format!(
+                "Unknown task: {name}-{task}"
+            )));
+        }
+        // Tasks of a connector restart together here; each resumes from its committed offsets.
+        self.restart_connector(name, true, false).await.map(|_| ())
     }
 
     /// Whether every task has been idle (or has ended) for `d`.

@@ -13,7 +13,7 @@ use super::entities::{
     ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
 };
 use super::spec::{connector_spec, SpecError};
-use super::{HerderError, HerderHandle, Request};
+use super::{HerderError, HerderHandle, Request, TargetState};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::worker::{Activity, ConnectorSpec, Worker};
@@ -23,6 +23,9 @@ struct Entry {
     connector_type: ConnectorType,
     /// Why the connector failed to start, if it did.
     failure: Option<String>,
+    target: TargetState,
+    /// Task ids while paused (the task list is kept, as in Kafka Connect).
+    paused_tasks: Vec<u32>,
 }
 
 /// The standalone herder, before and while it runs as an actor.
@@ -81,6 +84,8 @@ impl StandaloneHerder {
             config: spec.props.clone(),
             connector_type: connector_type(&spec),
             failure: None,
+            target: TargetState::Started,
+            paused_tasks: Vec::new(),
         };
         self.worker.start_connector(spec).await?;
         self.connectors.insert(name, entry);
@@ -148,6 +153,17 @@ impl StandaloneHerder {
                     };
                     let _ = reply.send(result);
                 }
+                Request::SetTarget(name, target, reply) => {
+                    let _ = reply.send(self.set_target(&name, target).await);
+                }
+                Request::Restart {
+                    name,
+                    include_tasks,
+                    only_failed,
+                    reply,
+                } => {
+                    let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
+                }
                 Request::IdleFor(d, reply) => {
                     let idle = self.worker.activities().iter().all(|a| a.idle_for(d));
                     let _ = reply.send(idle);
@@ -162,6 +178,103 @@ impl StandaloneHerder {
         self.worker.stop().await;
     }
 
+    /// Starts connector `name` from its stored configuration, recording a start failure.
+    async fn start_stored(&mut self, name: &str) {
+        let Some(config) = self.connectors.get(name).map(|e| e.config.clone()) else {
+            return;
+        };
+        let raw = RawConfig::from_pairs(format!("the configuration of connector {name}"), config);
+        let failure = match connector_spec(&raw, &self.worker_config, &self.plugins) {
+            Ok(spec) => self
+                .worker
+                .start_connector(spec)
+                .await
+                .err()
+                .map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(entry) = self.connectors.get_mut(name) {
+            entry.failure = failure;
+        }
+    }
+
+    async fn set_target(&mut self, name: &str, target: TargetState) -> Result<(), HerderError> {
+        let Some(entry) = self.connectors.get_mut(name) else {
+            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+        };
+        let previous = entry.target;
+        if previous == target {
+            return Ok(());
+        }
+        entry.target = target;
+        match target {
+            TargetState::Started => self.start_stored(name).await,
+            TargetState::Paused | TargetState::Stopped => {
+                if previous == TargetState::Started {
+                    let ids = self
+                        .worker
+                        .task_reports(name)
+                        .iter()
+                        .map(|t| t.id)
+                        .collect();
+                    self.worker.stop_connector(name).await;
+                    if let Some(entry) = self.connectors.get_mut(name) {
+                        entry.paused_tasks = ids;
+                    }
+                }
+                if target == TargetState::Stopped {
+                    if let Some(entry) = self.connectors.get_mut(name) {
+                        entry.paused_tasks.clear();
+                    }
+                }
+            }
+        }
+        info!(connector = %name, target = ?target, "Connector target state changed.");
+        Ok(())
+    }
+
+    async fn restart(
+        &mut self,
+        name: &str,
+        include_tasks: bool,
+        only_failed: bool,
+    ) -> Result<Option<ConnectorStateInfo>, HerderError> {
+        let status = self
+            .status(name)
+            .map_err(|_| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        if self
+            .connectors
+            .get(name)
+            .is_some_and(|e| e.target != TargetState::Started)
+        {
+            // A paused or stopped connector restarts when resumed.
+            return Ok((include_tasks || only_failed).then_some(status));
+        }
+        let connector_restarts = !only_failed || status.connector.state == "FAILED";
+        let task_restarts: Vec<u32> = status
+            .tasks
+            .iter()
+            .filter(|t| include_tasks && (!only_failed || t.state == "FAILED"))
+            .map(|t| t.id)
+            .collect();
+        let mut reply = status.clone();
+        if connector_restarts {
+            reply.connector.state = "RESTARTING".to_owned();
+        }
+        for t in &mut reply.tasks {
+            if task_restarts.contains(&t.id) {
+                t.state = "RESTARTING".to_owned();
+            }
+        }
+        if connector_restarts || !task_restarts.is_empty() {
+            // Connector and tasks restart together here; tasks resume from committed offsets.
+            self.worker.stop_connector(name).await;
+            self.start_stored(name).await;
+            info!(connector = %name, "Connector restarted.");
+        }
+        Ok((include_tasks || only_failed).then_some(reply))
+    }
+
     fn entry(&self, name: &str) -> Result<&Entry, HerderError> {
         self.connectors
             .get(name)
@@ -170,16 +283,23 @@ impl StandaloneHerder {
 
     fn info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
         let entry = self.entry(name)?;
+        let ids: Vec<u32> = match entry.target {
+            TargetState::Started => self
+                .worker
+                .task_reports(name)
+                .iter()
+                .map(|t| t.id)
+                .collect(),
+            TargetState::Paused | TargetState::Stopped => entry.paused_tasks.clone(),
+        };
         Ok(ConnectorInfo {
             name: name.to_owned(),
             config: entry.config.clone(),
-            tasks: self
-                .worker
-                .task_reports(name)
+            tasks: ids
                 .into_iter()
-                .map(|t| TaskId {
+                .map(|task| TaskId {
                     connector: name.to_owned(),
-                    task: t.id,
+                    task,
                 })
                 .collect(),
             connector_type: entry.connector_type,
@@ -195,10 +315,30 @@ impl StandaloneHerder {
             worker_id: self.worker_id.clone(),
             trace,
         };
-        let connector = match &entry.failure {
-            Some(f) => state("FAILED", Some(f.clone())),
-            None => state("RUNNING", None),
+        let connector = match (&entry.failure, entry.target) {
+            (_, TargetState::Paused) => state("PAUSED", None),
+            (_, TargetState::Stopped) => state("STOPPED", None),
+            (Some(f), TargetState::Started) => state("FAILED", Some(f.clone())),
+            (None, TargetState::Started) => state("RUNNING", None),
         };
+        if entry.target == TargetState::Paused {
+            let tasks = entry
+                .paused_tasks
+                .iter()
+                .map(|&id| TaskStateInfo {
+                    id,
+                    state: "PAUSED".to_owned(),
+                    worker_id: self.worker_id.clone(),
+                    trace: None,
+                })
+                .collect();
+            return Ok(ConnectorStateInfo {
+                name: name.to_owned(),
+                connector,
+                tasks,
+                connector_type: entry.connector_type,
+            });
+        }
         let tasks = self
             .worker
             .task_reports(name)
@@ -260,6 +400,8 @@ impl StandaloneHerder {
                 config,
                 connector_type,
                 failure,
+                target: TargetState::Started,
+                paused_tasks: Vec::new(),
             },
         );
         info!(connector = %name, created = !exists, "Connector configuration stored.");

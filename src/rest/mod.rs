@@ -9,6 +9,7 @@
 
 pub mod connectors;
 pub mod error;
+pub mod lifecycle;
 pub mod plugins;
 pub mod root;
 
@@ -40,6 +41,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(root::routes())
         .merge(connectors::routes())
+        .merge(lifecycle::routes())
         .merge(plugins::routes())
         .fallback(error::not_found)
         // After every route: it applies to the routes already added.

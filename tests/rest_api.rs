@@ -1,0 +1,534 @@
+//! The REST API of `connect-rs standalone`, end to end over HTTP against the real binary:
+//! Kafka Connect's paths, status codes and JSON bodies, including the error paths.
+
+mod support;
+
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::http::{parse_response, Client, Response};
+use support::*;
+
+const STARTUP: Duration = Duration::from_secs(60);
+const SOURCE_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+const SINK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+const INVALID_SUFFIX: &str = "You can also find the above list of errors at the endpoint \
+                              `/connector-plugins/{connectorType}/config/validate`";
+
+/// A running worker that is killed if the test fails before stopping it.
+struct Running {
+    child: Child,
+    client: Client,
+    port: u16,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
+fn rest_port(log: &str) -> Option<u16> {
+    let marker = "REST API listening on http://127.0.0.1:";
+    let at = log.find(marker)? + marker.len();
+    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Starts `connect-rs standalone` with these files and waits for its REST API.
+fn start(w: &Workdir, files: &[&Path]) -> Running {
+    let mut child = w.spawn(files);
+    let mut port = None;
+    wait_for("the REST API to listen", STARTUP, || {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
+        }
+        port = rest_port(&w.log());
+        port.is_some()
+    });
+    let port = port.unwrap_or_else(|| unreachable!());
+    Running {
+        child,
+        client: Client::local(port),
+        port,
+    }
+}
+
+fn error(code: u16, message: &str) -> Value {
+    json!({"error_code": code, "message": message})
+}
+
+#[track_caller]
+fn check(r: &Response, status: u16, body: &Value) {
+    assert_eq!(r.status, status, "body: {}", r.body);
+    assert_eq!(&r.json(), body);
+}
+
+/// Waits until the connector and all its tasks are RUNNING; returns the status body.
+fn wait_running(c: &Client, name: &str) -> Value {
+    let mut last = Value::Null;
+    wait_for(&format!("{name} to be RUNNING"), STARTUP, || {
+        let r = c.get(&format!("/connectors/{name}/status"));
+        if r.status != 200 {
+            return false;
+        }
+        last = r.json();
+        let tasks = last["tasks"].as_array().cloned().unwrap_or_default();
+        last["connector"]["state"] == "RUNNING"
+            && !tasks.is_empty()
+            && tasks.iter().all(|t| t["state"] == "RUNNING")
+    });
+    last
+}
+
+#[test]
+fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
+    let w = Workdir::new();
+    let input = w.write("input.txt", "alpha\nbeta\n");
+    let output = w.path("output.txt");
+    let output2 = w.path("output2.txt");
+    let worker = w.worker("");
+    let sink = w.sink("file-sink", &output, "rest-topic");
+    let mut run = start(&w, &[&worker, &sink]);
+    let c = run.client;
+    let worker_id = format!("127.0.0.1:{}", run.port);
+    let version = env!("CARGO_PKG_VERSION");
+
+    // Server info and health.
+    let r = c.get("/");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let info = r.json();
+    assert_eq!(info["version"], version);
+    assert!(info["commit"].is_string(), "{info}");
+    assert_eq!(info["kafka_cluster_id"], Value::Null);
+    assert_eq!(
+        info.as_object().map(|o| o.len()),
+        Some(3),
+        "only version, commit and kafka_cluster_id: {info}"
+    );
+    check(
+        &c.get("/health"),
+        200,
+        &json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."}),
+    );
+
+    // The CLI's connector is listed.
+    check(&c.get("/connectors"), 200, &json!(["file-sink"]));
+
+    // Create a source by POST: 201, Location, ConnectorInfo with the name inserted.
+    let source_config = json!({
+        "connector.class": "FileStreamSource",
+        "tasks.max": "1",
+        "file": input.display().to_string(),
+        "topic": "rest-topic",
+    });
+    let create = json!({"name": "  file-source ", "config": source_config});
+    let r = c.post("/connectors", &create);
+    let mut stored_config = source_config.clone();
+    stored_config["name"] = json!("file-source");
+    let source_info = json!({
+        "name": "file-source",
+        "config": stored_config,
+        "tasks": [{"connector": "file-source", "task": 0}],
+        "type": "source",
+    });
+    check(&r, 201, &source_info);
+    assert_eq!(r.header("location"), Some("/connectors/file-source"));
+
+    // Duplicate POST: 409.
+    check(
+        &c.post("/connectors", &create),
+        409,
+        &error(409, "Connector file-source already exists"),
+    );
+
+    // Read it back.
+    check(&c.get("/connectors/file-source"), 200, &source_info);
+    check(
+        &c.get("/connectors/file-source/config"),
+        200,
+        &stored_config,
+    );
+    let status = wait_running(&c, "file-source");
+    assert_eq!(
+        status,
+        json!({
+            "name": "file-source",
+            "connector": {"state": "RUNNING", "worker_id": worker_id},
+            "tasks": [{"id": 0, "state": "RUNNING", "worker_id": worker_id}],
+            "type": "source",
+        })
+    );
+    check(&c.get("/connectors/file-source/status"), 200, &status);
+    let r = c.get("/connectors/file-source/tasks");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let tasks = r.json();
+    let tasks = tasks.as_array().expect("an array of tasks");
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    assert_eq!(
+        tasks[0]["id"],
+        json!({"connector": "file-source", "task": 0})
+    );
+    let task_config = &tasks[0]["config"];
+    assert_eq!(task_config["file"], stored_config["file"], "{task_config}");
+    assert_eq!(task_config["topic"], "rest-topic", "{task_config}");
+    // Not checked yet: Kafka Connect also adds `task.class` (the task's Java class name) to
+    // every task configuration; connect-rs's plugins do not name a task class so far.
+    check(
+        &c.get("/connectors/file-source/tasks/0/status"),
+        200,
+        &json!({"id": 0, "state": "RUNNING", "worker_id": worker_id}),
+    );
+    check(
+        &c.get("/connectors/file-source/tasks/1/status"),
+        404,
+        &error(404, "No status found for task file-source-1"),
+    );
+
+    // The REST-created source feeds the CLI's sink.
+    wait_for("the source's lines in the sink's file", STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "alpha\nbeta\n"
+    });
+
+    // Unknown connector: Kafka's 404 messages.
+    for (path, message) in [
+        ("/connectors/nope", "Connector nope not found"),
+        ("/connectors/nope/config", "Connector nope not found"),
+        ("/connectors/nope/tasks", "Connector nope not found"),
+        (
+            "/connectors/nope/status",
+            "No status found for connector nope",
+        ),
+        (
+            "/connectors/nope/tasks/0/status",
+            "No status found for task nope-0",
+        ),
+    ] {
+        let r = c.get(path);
+        assert_eq!(
+            (r.status, r.json()),
+            (404, error(404, message)),
+            "GET {path}"
+        );
+    }
+    check(
+        &c.delete("/connectors/nope"),
+        404,
+        &error(404, "Connector nope not found"),
+    );
+
+    // Invalid configurations: 400 with every problem, and nothing created.
+    let bad = json!({"name": "bad", "config": {"connector.class": "FileStreamSource"}});
+    check(
+        &c.post("/connectors", &bad),
+        400,
+        &error(
+            400,
+            &format!(
+                "Connector configuration is invalid and contains the following 1 error(s):\n\
+                 Missing required configuration \"topic\" which has no default value.\n\
+                 {INVALID_SUFFIX}"
+            ),
+        ),
+    );
+    check(
+        &c.get("/connectors/bad"),
+        404,
+        &error(404, "Connector bad not found"),
+    );
+    let r = c.post("/connectors", &json!({"config": source_config}));
+    assert_eq!(r.status, 400, "a connector without a name: {}", r.body);
+    let message = r.json()["message"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        message.starts_with("Connector configuration is invalid"),
+        "{message}"
+    );
+    check(
+        &c.post(
+            "/connectors",
+            &json!({"name": "a", "config": {"name": "b", "connector.class": "FileStreamSource"}}),
+        ),
+        400,
+        &error(
+            400,
+            "Connector name configuration (b) doesn't match connector name in the URL (a)",
+        ),
+    );
+    let r = c.send(
+        "POST",
+        "/connectors",
+        Some(("application/json", "{\"name\": ")),
+    );
+    assert_eq!(r.status, 400, "malformed JSON: {}", r.body);
+    assert_eq!(r.json()["error_code"], 400);
+    check(
+        &c.get("/connectors"),
+        200,
+        &json!(["file-sink", "file-source"]),
+    );
+
+    // PUT: update (200, no Location) ...
+    let mut updated = source_config.clone();
+    updated["batch.size"] = json!("10");
+    let r = c.put("/connectors/file-source/config", &updated);
+    let mut updated_stored = updated.clone();
+    updated_stored["name"] = json!("file-source");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("location"), None);
+    assert_eq!(r.json()["name"], "file-source");
+    assert_eq!(r.json()["config"], updated_stored);
+    assert_eq!(r.json()["type"], "source");
+    check(
+        &c.get("/connectors/file-source/config"),
+        200,
+        &updated_stored,
+    );
+    check(
+        &c.put(
+            "/connectors/file-source/config",
+            &json!({"name": "other", "connector.class": "FileStreamSource"}),
+        ),
+        400,
+        &error(
+            400,
+            "Connector name configuration (other) doesn't match connector name in the URL (file-source)",
+        ),
+    );
+    // ... and create (201 + Location): a second sink of the same topic.
+    let sink2_config = json!({
+        "connector.class": "FileStreamSink",
+        "tasks.max": "1",
+        "file": output2.display().to_string(),
+        "topics": "rest-topic",
+    });
+    let r = c.put("/connectors/file-sink-2/config", &sink2_config);
+    let mut sink2_stored = sink2_config.clone();
+    sink2_stored["name"] = json!("file-sink-2");
+    let sink2_info = json!({
+        "name": "file-sink-2",
+        "config": sink2_stored,
+        "tasks": [{"connector": "file-sink-2", "task": 0}],
+        "type": "sink",
+    });
+    check(&r, 201, &sink2_info);
+    assert_eq!(r.header("location"), Some("/connectors/file-sink-2"));
+    wait_running(&c, "file-sink-2");
+    wait_for("the second sink's file", STARTUP, || {
+        std::fs::read_to_string(&output2).unwrap_or_default() == "alpha\nbeta\n"
+    });
+
+    // expand: an object keyed by name with the requested parts; unknown values ignored.
+    let r = c.get("/connectors?expand=info&expand=status&expand=bogus");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let expanded = r.json();
+    let names: Vec<&String> = expanded.as_object().expect("an object").keys().collect();
+    assert_eq!(names.len(), 3, "{expanded}");
+    for name in ["file-sink", "file-source", "file-sink-2"] {
+        let entry = &expanded[name];
+        assert_eq!(entry.as_object().map(|o| o.len()), Some(2), "{entry}");
+        assert_eq!(entry["info"], c.get(&format!("/connectors/{name}")).json());
+        assert_eq!(entry["status"]["name"], name);
+        assert_eq!(entry["status"]["connector"]["state"], "RUNNING");
+    }
+    assert_eq!(expanded["file-sink-2"]["info"], sink2_info);
+    let r = c.get("/connectors?expand=info");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["file-sink-2"], json!({"info": sink2_info}));
+    let r = c.get("/connectors?expand=bogus");
+    check(
+        &r,
+        200,
+        &json!({"file-sink": {}, "file-sink-2": {}, "file-source": {}}),
+    );
+
+    // DELETE: 204 without a body, then 404.
+    let r = c.delete("/connectors/file-sink-2");
+    assert_eq!((r.status, r.body.as_str()), (204, ""));
+    check(
+        &c.get("/connectors/file-sink-2"),
+        404,
+        &error(404, "Connector file-sink-2 not found"),
+    );
+    check(
+        &c.delete("/connectors/file-sink-2"),
+        404,
+        &error(404, "Connector file-sink-2 not found"),
+    );
+    check(
+        &c.get("/connectors"),
+        200,
+        &json!(["file-sink", "file-source"]),
+    );
+
+    // Plugins: connectors only by default (sinks first), everything with connectorsOnly=false.
+    let connectors = json!([
+        {"class": SINK_CLASS, "type": "sink", "version": version},
+        {"class": SOURCE_CLASS, "type": "source", "version": version},
+    ]);
+    check(&c.get("/connector-plugins"), 200, &connectors);
+    check(
+        &c.get("/connector-plugins?connectorsOnly=true"),
+        200,
+        &connectors,
+    );
+    let r = c.get("/connector-plugins?connectorsOnly=false");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let converters = [
+        "org.apache.kafka.connect.converters.BooleanConverter",
+        "org.apache.kafka.connect.converters.ByteArrayConverter",
+        "org.apache.kafka.connect.converters.DoubleConverter",
+        "org.apache.kafka.connect.converters.FloatConverter",
+        "org.apache.kafka.connect.converters.IntegerConverter",
+        "org.apache.kafka.connect.converters.LongConverter",
+        "org.apache.kafka.connect.converters.ShortConverter",
+        "org.apache.kafka.connect.json.JsonConverter",
+        "org.apache.kafka.connect.storage.StringConverter",
+    ];
+    let mut expected: Vec<Value> = connectors.as_array().cloned().unwrap_or_default();
+    expected.extend(
+        converters
+            .iter()
+            .map(|c| json!({"class": c, "type": "converter", "version": version})),
+    );
+    let mut headers: Vec<&str> = converters.to_vec();
+    headers.push("org.apache.kafka.connect.storage.SimpleHeaderConverter");
+    headers.sort_unstable();
+    expected.extend(
+        headers
+            .iter()
+            .map(|c| json!({"class": c, "type": "header_converter", "version": version})),
+    );
+    assert_eq!(r.json(), Value::Array(expected));
+
+    // Unknown paths and methods.
+    check(&c.get("/nope"), 404, &error(404, "HTTP 404 Not Found"));
+    check(
+        &c.get("/connectors/file-source/tasks/x/status"),
+        404,
+        &error(404, "HTTP 404 Not Found"),
+    );
+    check(
+        &c.delete("/connectors"),
+        405,
+        &error(405, "HTTP 405 Method Not Allowed"),
+    );
+    check(
+        &c.post("/connectors/file-source", &json!({})),
+        405,
+        &error(405, "HTTP 405 Method Not Allowed"),
+    );
+
+    // A graceful stop still works with the REST server running.
+    let status = terminate(&mut run.child, Duration::from_secs(60));
+    assert!(status.success(), "exit {status}; log:\n{}", w.log());
+}
+
+#[test]
+fn the_test_client_reads_content_length_and_chunked_bodies() {
+    let r = parse_response(b"HTTP/1.1 201 Created\r\nLocation: /x\r\ncontent-length: 2\r\n\r\n{}")
+        .expect("a response");
+    assert_eq!(
+        (r.status, r.header("location"), r.body.as_str()),
+        (201, Some("/x"), "{}")
+    );
+    let r = parse_response(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n[1,\r\n2\r\n2]\r\n0\r\n\r\n",
+    )
+    .expect("a response");
+    assert_eq!(r.body, "[1,2]");
+}
+
+#[test]
+fn the_rest_port_is_read_from_the_log() {
+    let log = "2024 INFO connect_rs: REST API listening on http://127.0.0.1:40123\n";
+    assert_eq!(rest_port(log), Some(40123));
+    assert_eq!(rest_port("nothing yet"), None);
+}
+
+#[test]
+fn pause_resume_restart_and_stop_over_rest() {
+    let w = Workdir::new();
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let input = w.write("in.txt", "a\nb\n");
+    let output = w.path("out.txt");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let created = c.post(
+        "/connectors",
+        &json!({"name": "src", "config": {"connector.class": "FileStreamSource", "file": input, "topic": "t"}}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    let created = c.post(
+        "/connectors",
+        &json!({"name": "dst", "config": {"connector.class": "FileStreamSink", "file": output, "topics": "t"}}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    wait_for("both lines in the output", STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "a\nb\n"
+    });
+
+    // Pause: 202, connector and tasks PAUSED.
+    assert_eq!(c.send("PUT", "/connectors/src/pause", None).status, 202);
+    let status = c.get("/connectors/src/status").json();
+    assert_eq!(status["connector"]["state"], "PAUSED", "{status}");
+    assert_eq!(status["tasks"][0]["state"], "PAUSED", "{status}");
+    assert_eq!(
+        c.get("/connectors/src").json()["tasks"],
+        json!([{"connector": "src", "task": 0}])
+    );
+
+    // Lines appended while paused arrive once resumed, exactly once (the position was kept).
+    std::fs::write(&input, "a\nb\nc\n").unwrap();
+    assert_eq!(c.send("PUT", "/connectors/src/resume", None).status, 202);
+    wait_for("RUNNING after resume", STARTUP, || {
+        c.get("/connectors/src/status").json()["tasks"][0]["state"] == "RUNNING"
+    });
+    wait_for("the appended line", STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "a\nb\nc\n"
+    });
+
+    // Restart: 204 without flags; 202 with the instances to restart shown as RESTARTING.
+    assert_eq!(c.send("POST", "/connectors/src/restart", None).status, 204);
+    let restarted = c.send("POST", "/connectors/src/restart?includeTasks=true", None);
+    assert_eq!(restarted.status, 202, "{}", restarted.body);
+    let body = restarted.json();
+    assert_eq!(body["connector"]["state"], "RESTARTING", "{body}");
+    assert_eq!(body["tasks"][0]["state"], "RESTARTING", "{body}");
+    assert_eq!(
+        c.send("POST", "/connectors/src/tasks/0/restart", None)
+            .status,
+        204
+    );
+    let unknown_task = c.send("POST", "/connectors/src/tasks/7/restart", None);
+    assert_eq!(unknown_task.status, 404);
+    assert_eq!(
+        unknown_task.json(),
+        json!({"error_code": 404, "message": "Unknown task: src-7"})
+    );
+    let unknown = c.send("POST", "/connectors/nope/restart", None);
+    assert_eq!(
+        unknown.json(),
+        json!({"error_code": 404, "message": "Unknown connector: nope"})
+    );
+    let unknown = c.send("PUT", "/connectors/nope/pause", None);
+    assert_eq!(
+        unknown.json(),
+        json!({"error_code": 404, "message": "Unknown connector nope"})
+    );
+
+    // Stop: 204, STOPPED with no tasks; nothing was copied twice by the restarts.
+    assert_eq!(c.send("PUT", "/connectors/src/stop", None).status, 204);
+    let status = c.get("/connectors/src/status").json();
+    assert_eq!(status["connector"]["state"], "STOPPED", "{status}");
+    assert_eq!(status["tasks"], json!([]), "{status}");
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "a\nb\nc\n");
+    let status = terminate(&mut run.child, Duration::from_secs(20));
+    assert!(status.success(), "{status:?}");
+}
