@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod converters;
 pub mod herder;
+pub mod logging;
 pub mod plugins;
 pub mod rest;
 pub mod shutdown;

@@ -532,3 +532,149 @@ fn pause_resume_restart_and_stop_over_rest() {
     let status = terminate(&mut run.child, Duration::from_secs(20));
     assert!(status.success(), "{status:?}");
 }
+
+/// The scripted scenario: create, pause, append, resume, PUT a new topic, stop, PATCH
+/// the offsets back to 0, resume — the sink output shows exactly the expected lines.
+#[test]
+fn scripted_lifecycle_scenario_with_offsets_rewind() {
+    let w = Workdir::new();
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let input = w.write("in.txt", "a\nb\n");
+    let output = w.path("out.txt");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let src =
+        |topic: &str| json!({"connector.class": "FileStreamSource", "file": input, "topic": topic});
+    assert_eq!(
+        c.post("/connectors", &json!({"name": "src", "config": src("t1")}))
+            .status,
+        201
+    );
+    let sink = json!({"name": "dst", "config": {"connector.class": "FileStreamSink", "file": output, "topics.regex": "t[0-9]"}});
+    assert_eq!(c.post("/connectors", &sink).status, 201);
+    let out = || std::fs::read_to_string(&output).unwrap_or_default();
+    wait_for("RUNNING", STARTUP, || {
+        c.get("/connectors/src/status").json()["tasks"][0]["state"] == "RUNNING"
+    });
+    wait_for("a, b", STARTUP, || out() == "a\nb\n");
+
+    assert_eq!(c.send("PUT", "/connectors/src/pause", None).status, 202);
+    std::fs::write(&input, "a\nb\nc\n").unwrap();
+    assert_eq!(c.send("PUT", "/connectors/src/resume", None).status, 202);
+    wait_for("c after resume", STARTUP, || out() == "a\nb\nc\n");
+
+    // A new topic: the source goes on from its position into t2.
+    let updated = c.put("/connectors/src/config", &src("t2"));
+    assert_eq!(updated.status, 200, "{}", updated.body);
+    std::fs::write(&input, "a\nb\nc\nd\n").unwrap();
+    wait_for("d through t2", STARTUP, || out() == "a\nb\nc\nd\n");
+
+    // Offsets can only change while stopped (Kafka's message) ...
+    let rewind =
+        json!({"offsets": [{"partition": {"filename": input}, "offset": {"position": 0}}]});
+    let refused = c.send(
+        "PATCH",
+        "/connectors/src/offsets",
+        Some(("application/json", &rewind.to_string())),
+    );
+    assert_eq!(refused.status, 400);
+    assert!(refused.json()["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Connectors must be in the STOPPED state"));
+    let empty = c.send(
+        "PATCH",
+        "/connectors/src/offsets",
+        Some(("application/json", "{\"offsets\": []}")),
+    );
+    assert_eq!(
+        empty.json(),
+        json!({"error_code": 400, "message": "Partitions / offsets need to be provided for an alter offsets request"})
+    );
+    // ... so stop, rewind to 0, check, and resume: everything is read again.
+    assert_eq!(c.send("PUT", "/connectors/src/stop", None).status, 204);
+    let altered = c.send(
+        "PATCH",
+        "/connectors/src/offsets",
+        Some(("application/json", &rewind.to_string())),
+    );
+    assert_eq!(altered.status, 200, "{}", altered.body);
+    assert_eq!(
+        altered.json(),
+        json!({"message": "The offsets for this connector have been altered successfully"})
+    );
+    assert_eq!(
+        c.get("/connectors/src/offsets").json(),
+        json!({"offsets": [{"partition": {"filename": input}, "offset": {"position": 0}}]})
+    );
+    assert_eq!(c.send("PUT", "/connectors/src/resume", None).status, 202);
+    wait_for("everything again", STARTUP, || {
+        out() == "a\nb\nc\nd\na\nb\nc\nd\n"
+    });
+
+    // Sink offsets: committed last + 1 per partition of the group connect-dst.
+    wait_for("sink offsets committed", STARTUP, || {
+        c.get("/connectors/dst/offsets").json()
+            == json!({"offsets": [
+                {"partition": {"kafka_topic": "t1", "kafka_partition": 0}, "offset": {"kafka_offset": 3}},
+                {"partition": {"kafka_topic": "t2", "kafka_partition": 0}, "offset": {"kafka_offset": 5}}
+            ]})
+    });
+    // Beyond Kafka Connect: auto_stop=true resets a running connector and starts it again.
+    let reset = c.send("DELETE", "/connectors/dst/offsets?auto_stop=true", None);
+    assert_eq!(
+        reset.json(),
+        json!({"message": "The offsets for this connector have been reset successfully"})
+    );
+    assert_eq!(
+        c.get("/connectors/dst/status").json()["connector"]["state"],
+        "RUNNING"
+    );
+    wait_for("the sink re-read both topics", STARTUP, || {
+        out().lines().count() == 8 + 3 + 5
+    });
+    let status = terminate(&mut run.child, Duration::from_secs(20));
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn connectors_created_over_rest_survive_a_restart_with_a_configs_file() {
+    let w = Workdir::new();
+    let configs = w.path("connectors.json");
+    let worker = w.worker(&format!(
+        "config.storage.file.filename={}",
+        configs.display()
+    ));
+    let input = w.write("in.txt", "x\n");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let config = json!({"connector.class": "FileStreamSource", "file": input, "topic": "t"});
+    assert_eq!(
+        c.post("/connectors", &json!({"name": "kept", "config": config}))
+            .status,
+        201
+    );
+    assert_eq!(c.send("PUT", "/connectors/kept/pause", None).status, 202);
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+    let stored: Value = serde_json::from_slice(&std::fs::read(&configs).unwrap()).unwrap();
+    assert_eq!(
+        stored["connectors"]["kept"]["target_state"], "PAUSED",
+        "{stored}"
+    );
+    assert_eq!(
+        stored["connectors"]["kept"]["config"]["topic"], "t",
+        "{stored}"
+    );
+
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    assert_eq!(c.get("/connectors").json(), json!(["kept"]));
+    assert_eq!(
+        c.get("/connectors/kept/status").json()["connector"]["state"],
+        "PAUSED"
+    );
+    assert_eq!(c.send("DELETE", "/connectors/kept", None).status, 204);
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+    let stored: Value = serde_json::from_slice(&std::fs::read(&configs).unwrap()).unwrap();
+    assert_eq!(stored["connectors"], json!({}));
+}

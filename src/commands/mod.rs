@@ -3,8 +3,6 @@
 pub mod standalone;
 pub mod topics;
 
-use tracing_subscriber::EnvFilter;
-
 /// Exit code for usage errors (as Kafka Connect).
 pub const EXIT_USAGE: u8 = 1;
 /// Exit code for start-up failures (as Kafka Connect).
@@ -33,16 +31,8 @@ impl CommandError {
     }
 }
 
-/// Sets up tracing: `--log-level`, else `RUST_LOG`, else `info`. Logs go to stderr.
+/// Sets up tracing: `--log-level`, else `RUST_LOG`, else `info`. Logs go to stderr; levels can
+/// be changed at run time through [`crate::logging::levels`] (`/admin/loggers`).
 pub fn init_logging(level: Option<&str>) {
-    let filter = level
-        .map(EnvFilter::new)
-        .or_else(|| EnvFilter::try_from_default_env().ok())
-        .unwrap_or_else(|| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false)
-        .try_init();
+    crate::logging::init(&crate::logging::initial_directives(level));
 }

@@ -81,6 +81,11 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             return Err(CommandError::new(EXIT_CONNECTOR, e));
         }
     }
+    if let Err(e) = herder.restore().await {
+        herder.stop().await;
+        topics.close().await;
+        return Err(startup(e.into()));
+    }
     let (handle, herder_task) = herder.spawn();
     let rest_stop = CancellationToken::new();
     let rest = tokio::spawn(crate::rest::serve(

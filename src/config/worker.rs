@@ -345,6 +345,8 @@ pub fn common_worker_def() -> ConfigDef {
 pub fn standalone_worker_def() -> ConfigDef {
     common_worker_def().define(key("offset.storage.file.filename", Str, Def::Null, High,
         "File to store source connector offsets in; default <embedded.log.dir>/connect.offsets.json."))
+        .define(key("config.storage.file.filename", Str, Def::Null, Medium,
+            "connect-rs: file keeping connectors created over REST (JSON, replaced atomically) so they survive a restart; absent: in memory, as Kafka Connect's standalone mode."))
 }
 
 /// The keys of distributed mode (Kafka's `DistributedConfig`).
@@ -739,6 +741,14 @@ impl WorkerConfig {
             .int("num.partitions")
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(1)
+    }
+
+    /// `config.storage.file.filename`: where REST-created connectors are kept, if anywhere.
+    pub fn config_storage_file(&self) -> Option<PathBuf> {
+        self.values
+            .string("config.storage.file.filename")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
     }
 
     /// `offset.storage.file.filename`, or `<embedded.log.dir>/connect.offsets.json`.

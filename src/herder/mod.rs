@@ -3,6 +3,7 @@
 //! cloneable [`HerderHandle`] with oneshot replies, so changes are serialized without locks.
 
 pub mod entities;
+pub mod offsets;
 pub mod spec;
 pub mod standalone;
 
@@ -71,6 +72,17 @@ pub(crate) enum Request {
         include_tasks: bool,
         only_failed: bool,
         reply: oneshot::Sender<Result<Option<ConnectorStateInfo>, HerderError>>,
+    },
+    Offsets(
+        String,
+        oneshot::Sender<Result<serde_json::Value, HerderError>>,
+    ),
+    AlterOffsets {
+        name: String,
+        /// `None`: reset all.
+        offsets: Option<Vec<serde_json::Value>>,
+        auto_stop: bool,
+        reply: oneshot::Sender<Result<String, HerderError>>,
     },
     IdleFor(std::time::Duration, oneshot::Sender<bool>),
     Shutdown(oneshot::Sender<crate::worker::StopReport>),
@@ -246,6 +258,38 @@ impl HerderHandle {
         }
         // Tasks of a connector restart together here; each resumes from its committed offsets.
         self.restart_connector(name, true, false).await.map(|_| ())
+    }
+
+    /// A connector's offsets, `{"offsets": [{"partition": {..}, "offset": {..}}]}` (KIP-875).
+    ///
+    /// # Errors
+    /// NotFound (`Connector <c> not found`), Internal when they cannot be read.
+    pub async fn connector_offsets(&self, name: &str) -> Result<serde_json::Value, HerderError> {
+        self.ask(|r| Request::Offsets(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Alters (`Some(list)`) or resets (`None`) a stopped connector's offsets; with `auto_stop`
+    /// a running connector is stopped, altered and restarted. Returns the message of the REST
+    /// response.
+    ///
+    /// # Errors
+    /// NotFound, BadRequest (not stopped, empty or malformed list), Internal.
+    pub async fn alter_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Option<Vec<serde_json::Value>>,
+        auto_stop: bool,
+    ) -> Result<String, HerderError> {
+        self.ask(|reply| Request::AlterOffsets {
+            name: name.to_owned(),
+            offsets,
+            auto_stop,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
     }
 
     /// Whether every task has been idle (or has ended) for `d`.

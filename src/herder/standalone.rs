@@ -16,6 +16,7 @@ use super::spec::{connector_spec, SpecError};
 use super::{HerderError, HerderHandle, Request, TargetState};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
+use crate::storage::configs_file::{ConfigsFile, StoredConnector};
 use crate::worker::{Activity, ConnectorSpec, Worker};
 
 struct Entry {
@@ -31,6 +32,8 @@ struct Entry {
 /// The standalone herder, before and while it runs as an actor.
 pub struct StandaloneHerder {
     worker: Worker,
+    /// `config.storage.file.filename`: REST-created connectors survive restarts.
+    configs_file: Option<ConfigsFile>,
     worker_config: Arc<WorkerConfig>,
     plugins: Arc<PluginRegistry>,
     worker_id: String,
@@ -64,6 +67,9 @@ impl StandaloneHerder {
     ) -> Self {
         Self {
             worker,
+            configs_file: worker_config
+                .config_storage_file()
+                .map(|p| ConfigsFile::new(&p)),
             worker_config,
             plugins,
             worker_id,
@@ -90,6 +96,64 @@ impl StandaloneHerder {
         self.worker.start_connector(spec).await?;
         self.connectors.insert(name, entry);
         Ok(())
+    }
+
+    /// Starts the connectors kept in `config.storage.file.filename` that the command line did not
+    /// define, in their stored target state.
+    ///
+    /// # Errors
+    /// When the file cannot be read or is corrupt (it is left untouched).
+    pub async fn restore(&mut self) -> Result<(), crate::storage::StorageError> {
+        let Some(file) = &self.configs_file else {
+            return Ok(());
+        };
+        for (name, stored) in file.load()? {
+            if self.connectors.contains_key(&name) {
+                continue;
+            }
+            let target = match stored.target_state.as_str() {
+                "PAUSED" => TargetState::Paused,
+                "STOPPED" => TargetState::Stopped,
+                _ => TargetState::Started,
+            };
+            info!(connector = %name, "Restoring a connector created over REST.");
+            if let Err(e) = self.put(name.clone(), stored.config, false).await {
+                warn!(connector = %name, error = %e, "A stored connector could not be restored.");
+                continue;
+            }
+            if target != TargetState::Started {
+                let _ = self.set_target(&name, target).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every connector's configuration and target state to the configurations file.
+    fn persist(&self) {
+        let Some(file) = &self.configs_file else {
+            return;
+        };
+        let stored = self
+            .connectors
+            .iter()
+            .map(|(name, e)| {
+                let target = match e.target {
+                    TargetState::Started => "STARTED",
+                    TargetState::Paused => "PAUSED",
+                    TargetState::Stopped => "STOPPED",
+                };
+                (
+                    name.clone(),
+                    StoredConnector {
+                        config: e.config.clone(),
+                        target_state: target.to_owned(),
+                    },
+                )
+            })
+            .collect();
+        if let Err(e) = file.save(stored) {
+            warn!(error = %e, "Could not write the connector configurations file.");
+        }
     }
 
     /// Stops every connector (used when start-up fails half-way).
@@ -140,7 +204,9 @@ impl StandaloneHerder {
                     allow_replace,
                     reply,
                 } => {
-                    let _ = reply.send(self.put(name, config, allow_replace).await);
+                    let result = self.put(name, config, allow_replace).await;
+                    self.persist();
+                    let _ = reply.send(result);
                 }
                 Request::Delete(name, reply) => {
                     let result = match self.connectors.remove(&name) {
@@ -151,10 +217,13 @@ impl StandaloneHerder {
                         }
                         None => Err(HerderError::NotFound(format!("Connector {name} not found"))),
                     };
+                    self.persist();
                     let _ = reply.send(result);
                 }
                 Request::SetTarget(name, target, reply) => {
-                    let _ = reply.send(self.set_target(&name, target).await);
+                    let result = self.set_target(&name, target).await;
+                    self.persist();
+                    let _ = reply.send(result);
                 }
                 Request::Restart {
                     name,
@@ -163,6 +232,17 @@ impl StandaloneHerder {
                     reply,
                 } => {
                     let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
+                }
+                Request::Offsets(name, reply) => {
+                    let _ = reply.send(self.offsets(&name).await);
+                }
+                Request::AlterOffsets {
+                    name,
+                    offsets,
+                    auto_stop,
+                    reply,
+                } => {
+                    let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
                 }
                 Request::IdleFor(d, reply) => {
                     let idle = self.worker.activities().iter().all(|a| a.idle_for(d));
@@ -273,6 +353,123 @@ impl StandaloneHerder {
             info!(connector = %name, "Connector restarted.");
         }
         Ok((include_tasks || only_failed).then_some(reply))
+    }
+
+    /// The sink group and subscription of connector `name` (from its configuration).
+    fn sink_group(&self, name: &str) -> Result<(String, crate::topics::Subscription), HerderError> {
+        let entry = self.entry(name)?;
+        let raw = RawConfig::from_pairs(
+            format!("the configuration of connector {name}"),
+            entry.config.clone(),
+        );
+        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
+            .map_err(|e| HerderError::Internal(e.to_string()))?;
+        let group = spec
+            .consumer_overrides
+            .get("group.id")
+            .cloned()
+            .unwrap_or_else(|| format!("connect-{name}"));
+        let subscription = spec
+            .subscription
+            .ok_or_else(|| HerderError::Internal(format!("Connector {name} has no topics")))?;
+        Ok((group, subscription))
+    }
+
+    async fn offsets(&mut self, name: &str) -> Result<serde_json::Value, HerderError> {
+        let entry = self.entry(name)?;
+        match entry.connector_type {
+            ConnectorType::Sink => {
+                let (group, subscription) = self.sink_group(name)?;
+                let backend = self.worker.topic_backend();
+                let offsets = tokio::task::spawn_blocking(move || {
+                    backend.group_offsets(&group, &subscription)
+                })
+                .await
+                .map_err(|e| HerderError::Internal(e.to_string()))?
+                .map_err(|e| HerderError::Internal(e.to_string()))?;
+                Ok(super::offsets::sink_offsets(&offsets))
+            }
+            _ => Ok(super::offsets::source_offsets(
+                self.worker.offset_store().connector_offsets(name),
+            )),
+        }
+    }
+
+    async fn alter_offsets(
+        &mut self,
+        name: &str,
+        offsets: Option<Vec<serde_json::Value>>,
+        auto_stop: bool,
+    ) -> Result<String, HerderError> {
+        let (target, connector_type) = {
+            let entry = self.entry(name)?;
+            (entry.target, entry.connector_type)
+        };
+        if offsets.as_ref().is_some_and(Vec::is_empty) {
+            return Err(HerderError::BadRequest(
+                "Partitions / offsets need to be provided for an alter offsets request".to_owned(),
+            ));
+        }
+        if target != TargetState::Stopped && !auto_stop {
+            return Err(HerderError::BadRequest(format!(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
+            )));
+        }
+        // Check the request before stopping anything.
+        let source_entries = match (connector_type, &offsets) {
+            (ConnectorType::Sink, _) | (_, None) => None,
+            (_, Some(list)) => Some(super::offsets::parse_source(list)?),
+        };
+        let sink_changes = match (connector_type, &offsets) {
+            (ConnectorType::Sink, Some(list)) => Some(super::offsets::parse_sink(list)?),
+            _ => None,
+        };
+        if target != TargetState::Stopped {
+            self.set_target(name, TargetState::Stopped).await?;
+        }
+        let result = match connector_type {
+            ConnectorType::Sink => {
+                let (group, subscription) = self.sink_group(name)?;
+                let backend = self.worker.topic_backend();
+                tokio::task::spawn_blocking(move || {
+                    let changes = match sink_changes {
+                        Some(c) => c,
+                        None => backend
+                            .group_offsets(&group, &subscription)?
+                            .into_keys()
+                            .map(|tp| (tp, None))
+                            .collect(),
+                    };
+                    backend.alter_group_offsets(&group, &changes)
+                })
+                .await
+                .map_err(|e| HerderError::Internal(e.to_string()))
+                .and_then(|r| r.map_err(|e| HerderError::Internal(e.to_string())))
+            }
+            _ => {
+                let store = self.worker.offset_store();
+                let entries = source_entries.unwrap_or_else(|| {
+                    store
+                        .connector_offsets(name)
+                        .into_iter()
+                        .map(|(p, _)| (Arc::new(p), None))
+                        .collect()
+                });
+                store
+                    .put(name, entries)
+                    .await
+                    .map_err(|e| HerderError::Internal(e.to_string()))
+            }
+        };
+        if target != TargetState::Stopped {
+            self.set_target(name, target).await?;
+        }
+        result?;
+        Ok(if offsets.is_some() {
+            "The offsets for this connector have been altered successfully".to_owned()
+        } else {
+            "The offsets for this connector have been reset successfully".to_owned()
+        })
     }
 
     fn entry(&self, name: &str) -> Result<&Entry, HerderError> {

@@ -10,8 +10,12 @@
 pub mod connectors;
 pub mod error;
 pub mod lifecycle;
+pub mod loggers;
+pub mod offsets;
+pub mod openapi;
 pub mod plugins;
 pub mod root;
+pub mod validate;
 
 #[cfg(test)]
 mod tests;
@@ -42,6 +46,10 @@ pub fn router(state: AppState) -> Router {
         .merge(root::routes())
         .merge(connectors::routes())
         .merge(lifecycle::routes())
+        .merge(offsets::routes())
+        .merge(validate::routes())
+        .merge(loggers::routes())
+        .merge(openapi::routes())
         .merge(plugins::routes())
         .fallback(error::not_found)
         // After every route: it applies to the routes already added.

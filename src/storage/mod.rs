@@ -1,6 +1,7 @@
 //! Stores that back the herder and the worker. Standalone keeps source offsets in a JSON file
 //! ([`offsets_file`]); distributed mode will keep them in Kafka topics.
 
+pub mod configs_file;
 pub mod offsets_file;
 
 use std::path::PathBuf;
@@ -26,7 +27,7 @@ pub enum StorageError {
         source: std::io::Error,
     },
     /// A state file exists but is not in the expected format; it is left untouched.
-    #[error("The offsets file {path} is corrupt ({reason}). It was left untouched; move it away to start without stored offsets, or restore a backup.")]
+    #[error("The state file {path} is corrupt ({reason}). It was left untouched; move it away to start without it, or restore a backup.")]
     Corrupt {
         /// The file.
         path: PathBuf,

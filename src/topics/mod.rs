@@ -173,4 +173,35 @@ pub trait TopicBackend: Send + Sync {
         member: usize,
         members: usize,
     ) -> Result<Box<dyn TopicConsumer>, TopicError>;
+    /// The committed offsets of `group` in the topics of `subscription` (blocking I/O).
+    ///
+    /// # Errors
+    /// When they cannot be read.
+    fn group_offsets(
+        &self,
+        group: &str,
+        subscription: &Subscription,
+    ) -> Result<PartitionOffsets, TopicError>;
+    /// Sets (`Some`) or resets to the beginning (`None`) offsets of `group`, which must have no
+    /// active member (blocking I/O).
+    ///
+    /// # Errors
+    /// When they cannot be written.
+    fn alter_group_offsets(
+        &self,
+        group: &str,
+        changes: &[(TopicPartition, Option<i64>)],
+    ) -> Result<(), TopicError>;
+}
+
+impl Subscription {
+    /// Whether `topic` is subscribed.
+    pub fn matches(&self, topic: &str) -> bool {
+        match self {
+            Self::Topics(t) => t.iter().any(|x| x == topic),
+            Self::Pattern(p) => p
+                .find(topic)
+                .is_some_and(|m| m.start() == 0 && m.end() == topic.len()),
+        }
+    }
 }

@@ -324,6 +324,16 @@ impl Worker {
         Ok(())
     }
 
+    /// The source offset store.
+    pub fn offset_store(&self) -> Arc<dyn OffsetStore> {
+        self.offsets.clone()
+    }
+
+    /// Where topics live.
+    pub fn topic_backend(&self) -> Arc<dyn TopicBackend> {
+        self.topics.clone()
+    }
+
     /// Whether `name` is running here.
     pub fn has_connector(&self, name: &str) -> bool {
         self.connectors.iter().any(|(n, _)| n == name)

@@ -9,6 +9,7 @@
 
 pub mod client_config;
 pub mod consumer;
+pub mod group_admin;
 pub mod producer;
 
 use std::sync::Arc;
@@ -18,7 +19,10 @@ use connect_api::ConfigMap;
 pub use consumer::KafkaConsumer;
 pub use producer::KafkaProducer;
 
-use super::{ClientSpec, TopicBackend, TopicConsumer, TopicError, TopicProducer};
+use super::{
+    ClientSpec, PartitionOffsets, Subscription, TopicBackend, TopicConsumer, TopicError,
+    TopicPartition, TopicProducer,
+};
 
 /// Hands out Kafka producers and consumers configured from the worker file.
 #[derive(Debug, Clone)]
@@ -72,5 +76,21 @@ impl TopicBackend for KafkaBackend {
             spec,
             group,
         )?))
+    }
+
+    fn group_offsets(
+        &self,
+        group: &str,
+        subscription: &Subscription,
+    ) -> Result<PartitionOffsets, TopicError> {
+        group_admin::group_offsets(&self.bootstrap_servers, group, subscription)
+    }
+
+    fn alter_group_offsets(
+        &self,
+        group: &str,
+        changes: &[(TopicPartition, Option<i64>)],
+    ) -> Result<(), TopicError> {
+        group_admin::alter_group_offsets(&self.bootstrap_servers, group, changes)
     }
 }

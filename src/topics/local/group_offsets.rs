@@ -139,6 +139,32 @@ impl GroupOffsets {
         Ok(())
     }
 
+    /// Durably sets (`Some`) or removes (`None`) committed offsets of `group` (blocking I/O).
+    pub(crate) fn alter(
+        &self,
+        group: &str,
+        changes: &[(crate::topics::TopicPartition, Option<i64>)],
+    ) -> Result<(), TopicError> {
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut merged = match cache.get(group) {
+            Some(current) => current.clone(),
+            None => self.load(group)?,
+        };
+        for (tp, offset) in changes {
+            match offset {
+                Some(o) => {
+                    merged.insert(tp.clone(), *o);
+                }
+                None => {
+                    merged.remove(tp);
+                }
+            }
+        }
+        self.write(group, &merged)?;
+        cache.insert(group.to_string(), merged);
+        Ok(())
+    }
+
     fn write(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
         let path = self.path(group)?;
         if !self.dir.exists() {

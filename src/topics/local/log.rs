@@ -339,6 +339,15 @@ impl Log {
         self.groups.commit(group, offsets)
     }
 
+    /// Sets or removes committed offsets of `group` (blocking file I/O).
+    pub(crate) fn alter_group_offsets(
+        &self,
+        group: &str,
+        changes: &[(crate::topics::TopicPartition, Option<i64>)],
+    ) -> Result<(), TopicError> {
+        self.groups.alter(group, changes)
+    }
+
     /// Up to `max` durable records of `tp` from offset `from_offset` (from the start when it
     /// is below it). Blocking file I/O: meant for tools such as a `topics` command.
     pub(crate) fn read(

@@ -38,8 +38,8 @@ pub use producer::LocalProducer;
 use log::Log;
 
 use super::{
-    ClientSpec, ConsumedRecord, PartitionOffsets, TopicBackend, TopicConsumer, TopicError,
-    TopicPartition, TopicProducer,
+    ClientSpec, ConsumedRecord, PartitionOffsets, Subscription, TopicBackend, TopicConsumer,
+    TopicError, TopicPartition, TopicProducer,
 };
 
 /// Default size at which a partition rolls to a new segment file.
@@ -210,6 +210,27 @@ impl TopicBackend for LocalLog {
         members: usize,
     ) -> Result<Box<dyn TopicConsumer>, TopicError> {
         Ok(Box::new(LocalLog::consumer(self, group, member, members)))
+    }
+
+    fn group_offsets(
+        &self,
+        group: &str,
+        subscription: &Subscription,
+    ) -> Result<PartitionOffsets, TopicError> {
+        Ok(self
+            .log
+            .committed(group)?
+            .into_iter()
+            .filter(|(tp, _)| subscription.matches(&tp.topic))
+            .collect())
+    }
+
+    fn alter_group_offsets(
+        &self,
+        group: &str,
+        changes: &[(TopicPartition, Option<i64>)],
+    ) -> Result<(), TopicError> {
+        self.log.alter_group_offsets(group, changes)
     }
 }
 

@@ -1,0 +1,88 @@
+//! `/admin/loggers`: read and change log levels at run time, as Kafka Connect's
+//! `LoggingResource`. Loggers are tracing targets plus `root` (see [`crate::logging`]);
+//! Java-style names (`connect_rs.worker`) are read as `connect_rs::worker`.
+
+use std::collections::BTreeMap;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::Value;
+
+use super::error::{JsonBody, PathParams, QueryParams, RestError};
+use super::AppState;
+use crate::logging::{self, LogLevel, LoggerLevel};
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/admin/loggers", get(list_loggers))
+        .route("/admin/loggers/{name}", get(get_logger).put(set_logger))
+}
+
+/// `GET /admin/loggers`: `root` and every logger with an explicitly set level, sorted.
+async fn list_loggers() -> Json<BTreeMap<String, LoggerLevel>> {
+    Json(logging::levels().all())
+}
+
+/// `GET /admin/loggers/{name}`: the logger's effective level.
+async fn get_logger(PathParams(name): PathParams<String>) -> Json<LoggerLevel> {
+    Json(logging::levels().level(&name))
+}
+
+/// Where a level change applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Worker,
+    Cluster,
+}
+
+impl Scope {
+    /// `worker` or `cluster`, case-insensitive; absent or unknown is `worker` (with a warning
+    /// for an unknown one, as Kafka Connect).
+    fn of(query: &QueryParams) -> Self {
+        match query.first("scope") {
+            None => Self::Worker,
+            Some(s) if s.eq_ignore_ascii_case("worker") => Self::Worker,
+            Some(s) if s.eq_ignore_ascii_case("cluster") => Self::Cluster,
+            Some(s) => {
+                tracing::warn!(
+                    "Received invalid scope '{s}' in request to adjust logging level; \
+                     will default to worker."
+                );
+                Self::Worker
+            }
+        }
+    }
+}
+
+/// `PUT /admin/loggers/{name}` with `{"level": ".."}`: sets the level of the logger and the
+/// explicitly set loggers below it. Worker scope answers the affected loggers; cluster scope
+/// (in standalone the same as worker scope) answers 204.
+async fn set_logger(
+    PathParams(name): PathParams<String>,
+    query: QueryParams,
+    JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
+) -> Result<Response, RestError> {
+    let scope = Scope::of(&query);
+    let level = match body.get("level") {
+        None | Some(Value::Null) => {
+            return Err(RestError::bad_request(
+                "Desired 'level' parameter was not specified in request.",
+            ))
+        }
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    let level: LogLevel = level
+        .parse()
+        .map_err(|e: logging::InvalidLogLevel| RestError::not_found(e.to_string()))?;
+    let affected = logging::levels()
+        .set(&name, level)
+        .map_err(|e| RestError::not_found(e.to_string()))?;
+    tracing::info!("Setting level of namespace {name} and children to {level}");
+    Ok(match scope {
+        Scope::Worker => Json(affected).into_response(),
+        Scope::Cluster => StatusCode::NO_CONTENT.into_response(),
+    })
+}

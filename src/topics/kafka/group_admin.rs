@@ -1,0 +1,105 @@
+//! Reading and altering a consumer group's committed offsets (sink connectors' offsets over
+//! REST, KIP-875), with a short-lived consumer of the group that joins nothing.
+
+use std::time::Duration;
+
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, DefaultConsumerContext};
+use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
+
+use super::client_config;
+use crate::topics::{PartitionOffsets, Subscription, TopicError, TopicPartition};
+
+/// How long one admin request may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+fn group_client(
+    bootstrap: &str,
+    group: &str,
+) -> Result<BaseConsumer<DefaultConsumerContext>, TopicError> {
+    let mut props = connect_api::ConfigMap::new();
+    props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+    props.insert("group.id".to_owned(), group.to_owned());
+    props.insert("enable.auto.commit".to_owned(), "false".to_owned());
+    client_config::create(
+        client_config::layered(&[&props]),
+        DefaultConsumerContext,
+        "group admin client",
+    )
+}
+
+fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ {
+    move |e| TopicError::Other(format!("Could not {what}: {e}"))
+}
+
+/// The committed offsets of `group` in the subscribed topics.
+///
+/// # Errors
+/// When Kafka cannot be reached.
+pub fn group_offsets(
+    bootstrap: &str,
+    group: &str,
+    subscription: &Subscription,
+) -> Result<PartitionOffsets, TopicError> {
+    let client = group_client(bootstrap, group)?;
+    let metadata = client
+        .fetch_metadata(None, TIMEOUT)
+        .map_err(failed("read the topics"))?;
+    let mut tpl = TopicPartitionList::new();
+    for topic in metadata.topics() {
+        if !topic.name().starts_with("__") && subscription.matches(topic.name()) {
+            for p in topic.partitions() {
+                tpl.add_partition(topic.name(), p.id());
+            }
+        }
+    }
+    if tpl.count() == 0 {
+        return Ok(PartitionOffsets::new());
+    }
+    let committed = client
+        .committed_offsets(tpl, TIMEOUT)
+        .map_err(failed("read the group's offsets"))?;
+    Ok(committed
+        .elements()
+        .iter()
+        .filter_map(|e| match e.offset() {
+            Offset::Offset(o) => Some((
+                TopicPartition {
+                    topic: e.topic().to_owned(),
+                    partition: e.partition(),
+                },
+                o,
+            )),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Commits `Some` offsets, and the partition's earliest offset for `None` (which is where a
+/// group without an offset starts, with `auto.offset.reset=earliest`).
+///
+/// # Errors
+/// When Kafka cannot be reached or refuses the commit (e.g. the group has active members).
+pub fn alter_group_offsets(
+    bootstrap: &str,
+    group: &str,
+    changes: &[(TopicPartition, Option<i64>)],
+) -> Result<(), TopicError> {
+    let client = group_client(bootstrap, group)?;
+    let mut tpl = TopicPartitionList::new();
+    for (tp, offset) in changes {
+        let offset = match offset {
+            Some(o) => *o,
+            None => {
+                client
+                    .fetch_watermarks(&tp.topic, tp.partition, TIMEOUT)
+                    .map_err(failed("read a partition's earliest offset"))?
+                    .0
+            }
+        };
+        tpl.add_partition_offset(&tp.topic, tp.partition, Offset::Offset(offset))
+            .map_err(failed("build the offsets"))?;
+    }
+    client
+        .commit(&tpl, CommitMode::Sync)
+        .map_err(failed("commit the group's offsets"))
+}

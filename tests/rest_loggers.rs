@@ -1,0 +1,295 @@
+//! `/admin/loggers` of `connect-rs standalone`, end to end over HTTP against the real binary:
+//! reading levels, changing them at run time (and seeing the log follow), and Kafka Connect's
+//! error bodies.
+
+mod support;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::http::{Client, Response};
+use support::*;
+
+const STARTUP: Duration = Duration::from_secs(60);
+const COMMITTED: &str = "Committed source offsets.";
+
+/// A running worker that is killed when the test ends.
+struct Running {
+    child: Child,
+    client: Client,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
+fn rest_port(log: &str) -> Option<u16> {
+    let marker = "REST API listening on http://127.0.0.1:";
+    let at = log.find(marker)? + marker.len();
+    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Starts `connect-rs standalone` with these files (without `RUST_LOG`, so the levels start
+/// at the default `info`) and waits for its REST API; the log goes to [`Workdir::log`].
+fn start(w: &Workdir, files: &[&Path]) -> Running {
+    let log = std::fs::File::create(w.path("connect-rs.log")).expect("log file");
+    let mut child = w
+        .command(&["standalone"])
+        .args(files)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("spawn connect-rs");
+    let mut port = None;
+    wait_for("the REST API to listen", STARTUP, || {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
+        }
+        port = rest_port(&w.log());
+        port.is_some()
+    });
+    let port = port.unwrap_or_else(|| unreachable!());
+    Running {
+        child,
+        client: Client::local(port),
+    }
+}
+
+#[track_caller]
+fn check(r: &Response, status: u16, body: &Value) {
+    assert_eq!(r.status, status, "body: {}", r.body);
+    assert_eq!(&r.json(), body);
+}
+
+fn error(code: u16, message: &str) -> Value {
+    json!({"error_code": code, "message": message})
+}
+
+/// Waits until the connector and its task are RUNNING.
+fn wait_running(c: &Client, name: &str) {
+    wait_for(&format!("{name} to be RUNNING"), STARTUP, || {
+        let r = c.get(&format!("/connectors/{name}/status"));
+        if r.status != 200 {
+            return false;
+        }
+        let s = r.json();
+        let tasks = s["tasks"].as_array().cloned().unwrap_or_default();
+        s["connector"]["state"] == "RUNNING"
+            && !tasks.is_empty()
+            && tasks.iter().all(|t| t["state"] == "RUNNING")
+    });
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open input");
+    f.write_all(text.as_bytes()).expect("append input");
+}
+
+/// `last_modified` is epoch milliseconds of a change made in this test.
+#[track_caller]
+fn assert_recent(last_modified: &Value) {
+    let ms = last_modified
+        .as_u64()
+        .unwrap_or_else(|| panic!("last_modified is no number: {last_modified}"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert!(ms <= now && now - ms < 600_000, "{ms} vs now {now}");
+}
+
+#[test]
+fn log_levels_are_read_and_changed_at_run_time() {
+    let w = Workdir::new();
+    let input = w.write("input.txt", "alpha\nbeta\n");
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let source = w.source("file-source", &input, "loggers-topic");
+    let run = start(&w, &[&worker, &source]);
+    let c = run.client;
+    wait_running(&c, "file-source");
+
+    // At the default level only root is listed, never changed.
+    check(
+        &c.get("/admin/loggers"),
+        200,
+        &json!({"root": {"level": "INFO", "last_modified": null}}),
+    );
+    check(
+        &c.get("/admin/loggers/connect_rs.worker"),
+        200,
+        &json!({"level": "INFO", "last_modified": null}),
+    );
+    assert!(
+        !w.log().contains(COMMITTED),
+        "no debug lines at info:\n{}",
+        w.log()
+    );
+
+    // Root to DEBUG (case-insensitive): the worker's debug lines appear.
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": "debug"})),
+        200,
+        &json!(["root"]),
+    );
+    append(&input, "gamma\ndelta\n");
+    wait_for("a debug line in the log", STARTUP, || {
+        w.log().contains(COMMITTED)
+    });
+    let root = c.get("/admin/loggers/root");
+    assert_eq!(root.status, 200, "{}", root.body);
+    let root = root.json();
+    assert_eq!(root["level"], "DEBUG", "{root}");
+    assert_recent(&root["last_modified"]);
+
+    // A Java-style namespace is the tracing target with `::`; loggers below it inherit.
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.worker",
+            &json!({"level": "WARN"}),
+        ),
+        200,
+        &json!(["connect_rs::worker"]),
+    );
+    check(
+        &c.get("/admin/loggers/connect_rs::worker::source_task"),
+        200,
+        &json!({"level": "WARN", "last_modified": null}),
+    );
+    check(
+        &c.get("/admin/loggers/org.apache.kafka.connect"),
+        200,
+        &json!({"level": "DEBUG", "last_modified": null}),
+    );
+    let own = c.get("/admin/loggers/connect_rs.worker").json();
+    assert_eq!(own["level"], "WARN", "{own}");
+    assert_recent(&own["last_modified"]);
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs::worker::source_task",
+            &json!({"level": "Fatal"}),
+        ),
+        200,
+        &json!(["connect_rs::worker::source_task"]),
+    );
+    let all = c.get("/admin/loggers");
+    assert_eq!(all.status, 200, "{}", all.body);
+    let all = all.json();
+    let names: Vec<&String> = all.as_object().unwrap().keys().collect();
+    assert_eq!(
+        names,
+        [
+            "connect_rs::worker",
+            "connect_rs::worker::source_task",
+            "root"
+        ],
+        "{all}"
+    );
+    assert_eq!(all["connect_rs::worker::source_task"]["level"], "FATAL");
+
+    // Setting a namespace sets the explicitly set loggers below it.
+    check(
+        &c.put("/admin/loggers/connect_rs", &json!({"level": "INFO"})),
+        200,
+        &json!([
+            "connect_rs",
+            "connect_rs::worker",
+            "connect_rs::worker::source_task"
+        ]),
+    );
+    assert_eq!(
+        c.get("/admin/loggers/connect_rs.worker.source_task").json()["level"],
+        "INFO"
+    );
+
+    // Errors: no level is 400, an unknown level 404, with Kafka Connect's messages.
+    let missing = error(
+        400,
+        "Desired 'level' parameter was not specified in request.",
+    );
+    check(&c.put("/admin/loggers/root", &json!({})), 400, &missing);
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": null})),
+        400,
+        &missing,
+    );
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": "verbose"})),
+        404,
+        &error(404, "invalid log level 'verbose'."),
+    );
+    check(
+        &c.put(
+            "/admin/loggers/root?scope=cluster",
+            &json!({"level": "LOUD"}),
+        ),
+        404,
+        &error(404, "invalid log level 'LOUD'."),
+    );
+    assert_eq!(c.get("/admin/loggers/root").json()["level"], "DEBUG");
+
+    // Cluster scope (case-insensitive) answers 204 and, in standalone, applies here.
+    let r = c.put(
+        "/admin/loggers/connect_rs.rest?scope=CLUSTER",
+        &json!({"level": "trace"}),
+    );
+    assert_eq!(r.status, 204, "{}", r.body);
+    assert!(r.body.is_empty(), "{}", r.body);
+    check(
+        &c.get("/admin/loggers/connect_rs::rest::loggers"),
+        200,
+        &json!({"level": "TRACE", "last_modified": null}),
+    );
+    // An unknown scope is worker scope.
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.rest?scope=galaxy",
+            &json!({"level": "off"}),
+        ),
+        200,
+        &json!(["connect_rs::rest"]),
+    );
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.rest?scope=Worker",
+            &json!({"level": "info"}),
+        ),
+        200,
+        &json!(["connect_rs::rest"]),
+    );
+
+    // Root affects every logger.
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": "INFO"})),
+        200,
+        &json!([
+            "connect_rs",
+            "connect_rs::rest",
+            "connect_rs::worker",
+            "connect_rs::worker::source_task",
+            "root"
+        ]),
+    );
+    let all = c.get("/admin/loggers").json();
+    assert!(
+        all.as_object()
+            .unwrap()
+            .values()
+            .all(|l| l["level"] == "INFO"),
+        "{all}"
+    );
+    drop(run);
+}

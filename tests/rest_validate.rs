@@ -1,0 +1,373 @@
+//! `GET /connector-plugins/{plugin}/config` and `PUT /connector-plugins/{plugin}/config/validate`
+//! end to end over HTTP against the real binary: Kafka Connect's `ConfigKeyInfo` and
+//! `ConfigInfos` bodies, and the error paths.
+
+mod support;
+
+use std::process::Child;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::http::{Client, Response};
+use support::*;
+
+const STARTUP: Duration = Duration::from_secs(60);
+const SOURCE_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+const SOURCE_VALIDATE: &str = "/connector-plugins/FileStreamSource/config/validate";
+
+/// A running worker that is killed when the test ends.
+struct Running {
+    child: Child,
+    client: Client,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
+fn rest_port(log: &str) -> Option<u16> {
+    let marker = "REST API listening on http://127.0.0.1:";
+    let at = log.find(marker)? + marker.len();
+    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Starts `connect-rs standalone` with only a worker file and waits for its REST API.
+fn start(w: &Workdir) -> Running {
+    let worker = w.worker("");
+    let mut child = w.spawn(&[&worker]);
+    let mut port = None;
+    wait_for("the REST API to listen", STARTUP, || {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
+        }
+        port = rest_port(&w.log());
+        port.is_some()
+    });
+    let port = port.unwrap_or_else(|| unreachable!());
+    Running {
+        child,
+        client: Client::local(port),
+    }
+}
+
+#[track_caller]
+fn check(r: &Response, status: u16, body: &Value) {
+    assert_eq!(r.status, status, "body: {}", r.body);
+    assert_eq!(&r.json(), body);
+}
+
+fn error(code: u16, message: &str) -> Value {
+    json!({"error_code": code, "message": message})
+}
+
+/// The entry of `key` in a `ConfigKeyInfo` array.
+#[track_caller]
+fn key_info<'a>(infos: &'a Value, key: &str) -> &'a Value {
+    infos
+        .as_array()
+        .and_then(|a| a.iter().find(|i| i["name"] == key))
+        .unwrap_or_else(|| panic!("no {key} in {infos}"))
+}
+
+/// The `configs` entry of `key` in a `ConfigInfos`.
+#[track_caller]
+fn config<'a>(infos: &'a Value, key: &str) -> &'a Value {
+    infos["configs"]
+        .as_array()
+        .and_then(|a| a.iter().find(|c| c["value"]["name"] == key))
+        .unwrap_or_else(|| panic!("no {key} in {infos}"))
+}
+
+fn topic_info() -> Value {
+    json!({
+        "name": "topic",
+        "type": "STRING",
+        "required": true,
+        "default_value": null,
+        "importance": "HIGH",
+        "documentation": "The topic to publish data to",
+        "group": null,
+        "order": -1,
+        "width": "NONE",
+        "display_name": "topic",
+        "dependents": []
+    })
+}
+
+fn tasks_max_info() -> Value {
+    json!({
+        "name": "tasks.max",
+        "type": "INT",
+        "required": false,
+        "default_value": "1",
+        "importance": "HIGH",
+        "documentation": "Maximum number of tasks.",
+        "group": "Common",
+        "order": -1,
+        "width": "NONE",
+        "display_name": "tasks.max",
+        "dependents": []
+    })
+}
+
+#[test]
+fn plugin_config_lists_plugin_keys_then_framework_keys() {
+    let w = Workdir::new();
+    let run = start(&w);
+    let c = run.client;
+
+    let r = c.get("/connector-plugins/FileStreamSource/config");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let infos = r.json();
+    let names: Vec<&str> = infos
+        .as_array()
+        .map(|a| a.iter().filter_map(|i| i["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(&names[..3], ["file", "topic", "batch.size"], "{names:?}");
+    for key in [
+        "name",
+        "connector.class",
+        "tasks.max",
+        "transforms",
+        "errors.tolerance",
+        "exactly.once.support",
+        "topic.creation.groups",
+    ] {
+        assert!(names.contains(&key), "{key} missing from {names:?}");
+    }
+    assert!(!names.contains(&"topics"), "a source has no topics key");
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "duplicates in {names:?}");
+
+    assert_eq!(key_info(&infos, "topic"), &topic_info());
+    assert_eq!(
+        key_info(&infos, "batch.size"),
+        &json!({
+            "name": "batch.size",
+            "type": "INT",
+            "required": false,
+            "default_value": "2000",
+            "importance": "LOW",
+            "documentation": "The maximum number of records the source task can read from the file each time it is polled",
+            "group": null,
+            "order": -1,
+            "width": "NONE",
+            "display_name": "batch.size",
+            "dependents": []
+        })
+    );
+    assert_eq!(
+        key_info(&infos, "file"),
+        &json!({
+            "name": "file",
+            "type": "STRING",
+            "required": false,
+            "default_value": null,
+            "importance": "HIGH",
+            "documentation": "Source filename. If not specified, the standard input will be used",
+            "group": null,
+            "order": -1,
+            "width": "NONE",
+            "display_name": "file",
+            "dependents": []
+        })
+    );
+    assert_eq!(key_info(&infos, "tasks.max"), &tasks_max_info());
+    assert_eq!(key_info(&infos, "transforms")["type"], "LIST");
+    assert_eq!(key_info(&infos, "transforms")["default_value"], "");
+    assert_eq!(key_info(&infos, "key.converter")["type"], "CLASS");
+
+    // The class name and the other alias name the same plugin.
+    for name in [SOURCE_CLASS, "FileStreamSourceConnector"] {
+        check(
+            &c.get(&format!("/connector-plugins/{name}/config")),
+            200,
+            &infos,
+        );
+    }
+
+    // A sink: its own `file`, then the sink keys.
+    let r = c.get("/connector-plugins/FileStreamSink/config");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sink = r.json();
+    assert_eq!(sink[0]["name"], "file");
+    assert_eq!(
+        sink[0]["documentation"],
+        "Destination filename. If not specified, the standard output will be used"
+    );
+    assert_eq!(key_info(&sink, "topics")["type"], "LIST");
+    assert_eq!(key_info(&sink, "topics.regex")["type"], "STRING");
+    assert!(sink
+        .as_array()
+        .is_some_and(|a| a.iter().all(|i| i["name"] != "topic.creation.groups")));
+
+    check(
+        &c.get("/connector-plugins/NoSuchConnector/config"),
+        404,
+        &error(404, "Unknown plugin NoSuchConnector."),
+    );
+}
+
+#[test]
+fn validate_reports_every_problem_on_its_key() {
+    let w = Workdir::new();
+    let run = start(&w);
+    let c = run.client;
+
+    // A valid configuration: no errors, defaults filled in.
+    let r = c.put(
+        SOURCE_VALIDATE,
+        &json!({
+            "name": "src",
+            "connector.class": "FileStreamSource",
+            "topic": "t",
+            "file": "/tmp/in.txt"
+        }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let infos = r.json();
+    assert_eq!(infos["name"], "FileStreamSource");
+    assert_eq!(infos["error_count"], 0, "{infos}");
+    assert_eq!(
+        infos["groups"],
+        json!([
+            "Common",
+            "Transforms",
+            "Predicates",
+            "Error Handling",
+            "Topic Creation",
+            "Exactly Once Support",
+            "Offsets Topic"
+        ])
+    );
+    assert_eq!(
+        config(&infos, "topic"),
+        &json!({
+            "definition": topic_info(),
+            "value": {"name": "topic", "value": "t", "recommended_values": [], "errors": [], "visible": true}
+        })
+    );
+    assert_eq!(config(&infos, "batch.size")["value"]["value"], "2000");
+    assert_eq!(config(&infos, "tasks.max")["value"]["value"], "1");
+    assert_eq!(
+        config(&infos, "key.converter")["value"]["value"],
+        Value::Null
+    );
+    assert!(infos["configs"]
+        .as_array()
+        .is_some_and(|a| a.iter().all(|c| !c["definition"].is_null())));
+
+    // A missing required key and an unparseable number, plus a key no definition knows.
+    let r = c.put(
+        SOURCE_VALIDATE,
+        &json!({
+            "name": "src",
+            "connector.class": SOURCE_CLASS,
+            "tasks.max": "abc",
+            "foo.bar": "baz"
+        }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let infos = r.json();
+    assert_eq!(infos["name"], SOURCE_CLASS);
+    assert_eq!(infos["error_count"], 2, "{infos}");
+    assert_eq!(
+        config(&infos, "topic")["value"]["errors"],
+        json!(["Missing required configuration \"topic\" which has no default value."])
+    );
+    assert_eq!(config(&infos, "topic")["value"]["value"], Value::Null);
+    assert_eq!(
+        config(&infos, "tasks.max"),
+        &json!({
+            "definition": tasks_max_info(),
+            "value": {
+                "name": "tasks.max",
+                "value": null,
+                "recommended_values": [],
+                "errors": ["Invalid value abc for configuration tasks.max: Not a number of type INT"],
+                "visible": true
+            }
+        })
+    );
+    assert_eq!(
+        config(&infos, "foo.bar"),
+        &json!({
+            "definition": null,
+            "value": {"name": "foo.bar", "value": "baz", "recommended_values": [], "errors": [], "visible": true}
+        })
+    );
+    let with_errors: Vec<&str> = infos["configs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|c| {
+                    c["value"]["errors"]
+                        .as_array()
+                        .is_some_and(|e| !e.is_empty())
+                })
+                .filter_map(|c| c["value"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    // Framework keys come before the plugin's own, as in Kafka's `ConfigInfos`.
+    assert_eq!(with_errors, ["tasks.max", "topic"]);
+
+    // A sink's cross-key check lands on `topics`; a JSON null gets Kafka's null error.
+    let r = c.put(
+        "/connector-plugins/FileStreamSinkConnector/config/validate",
+        &json!({"name": "snk", "connector.class": "FileStreamSink", "file": null}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let infos = r.json();
+    assert_eq!(infos["error_count"], 2, "{infos}");
+    assert_eq!(
+        config(&infos, "topics")["value"]["errors"],
+        json!(["Must configure one of topics or topics.regex"])
+    );
+    assert_eq!(
+        config(&infos, "file")["value"]["errors"],
+        json!(["Null value can not be supplied as the configuration value."])
+    );
+
+    // No connector.class: the map as Java's HashMap prints it.
+    check(
+        &c.put(
+            SOURCE_VALIDATE,
+            &json!({"name": "x", "topic": "t", "tasks.max": "1"}),
+        ),
+        400,
+        &error(
+            400,
+            "Connector config {name=x, topic=t, tasks.max=1} contains no connector type",
+        ),
+    );
+    // A connector.class that is not the plugin of the path.
+    check(
+        &c.put(
+            "/connector-plugins/FileStreamSink/config/validate",
+            &json!({"name": "x", "connector.class": "FileStreamSource", "topic": "t"}),
+        ),
+        400,
+        &error(
+            400,
+            "Included connector type FileStreamSource does not match request type FileStreamSink",
+        ),
+    );
+    // A malformed body is a 400 with the error body.
+    let r = c.send(
+        "PUT",
+        SOURCE_VALIDATE,
+        Some(("application/json", "{\"name\": ")),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error_code"], 400);
+}
