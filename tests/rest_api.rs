@@ -678,3 +678,49 @@ fn connectors_created_over_rest_survive_a_restart_with_a_configs_file() {
     let stored: Value = serde_json::from_slice(&std::fs::read(&configs).unwrap()).unwrap();
     assert_eq!(stored["connectors"], json!({}));
 }
+
+#[test]
+fn a_connector_created_paused_starts_only_when_resumed() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "p\n");
+    let output = w.path("out.txt");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let sink = json!({"connector.class": "FileStreamSink", "file": output, "topics": "t"});
+    assert_eq!(
+        c.post("/connectors", &json!({"name": "dst", "config": sink}))
+            .status,
+        201
+    );
+    let source = json!({"connector.class": "FileStreamSource", "file": input, "topic": "t"});
+    let created = c.post(
+        "/connectors",
+        &json!({"name": "src", "config": source, "initial_state": "paused"}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(
+        c.get("/connectors/src/status").json()["connector"]["state"],
+        "PAUSED"
+    );
+    let stopped = c.post(
+        "/connectors",
+        &json!({"name": "off", "config": {"connector.class": "FileStreamSource", "file": input, "topic": "u"}, "initial_state": "STOPPED"}),
+    );
+    assert_eq!(stopped.status, 201, "{}", stopped.body);
+    assert_eq!(
+        c.get("/connectors/off/status").json()["connector"]["state"],
+        "STOPPED"
+    );
+    // A PUT while paused keeps it paused.
+    assert_eq!(c.put("/connectors/src/config", &source).status, 200);
+    assert_eq!(
+        c.get("/connectors/src/status").json()["connector"]["state"],
+        "PAUSED"
+    );
+    assert_eq!(c.send("PUT", "/connectors/src/resume", None).status, 202);
+    wait_for("the line once resumed", STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "p\n"
+    });
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+}

@@ -59,6 +59,7 @@ pub(crate) enum Request {
         name: String,
         config: ConfigMap,
         allow_replace: bool,
+        initial: TargetState,
         reply: oneshot::Sender<Result<(bool, ConnectorInfo), HerderError>>,
     },
     Delete(String, oneshot::Sender<Result<(), HerderError>>),
@@ -190,10 +191,34 @@ impl HerderHandle {
             name: name.to_owned(),
             config,
             allow_replace,
+            initial: TargetState::Started,
             reply,
         })
         .await
         .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Creates a connector in `initial` state (KIP-980's `initial_state`): a PAUSED or STOPPED
+    /// connector is validated and stored but not started until resumed.
+    ///
+    /// # Errors
+    /// As [`HerderHandle::put_connector_config`].
+    pub async fn create_connector(
+        &self,
+        name: &str,
+        config: ConfigMap,
+        initial: TargetState,
+    ) -> Result<ConnectorInfo, HerderError> {
+        self.ask(|reply| Request::PutConfig {
+            name: name.to_owned(),
+            config,
+            allow_replace: false,
+            initial,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
+        .map(|(_, info)| info)
     }
 
     /// Stops and removes a connector.

@@ -117,12 +117,11 @@ impl StandaloneHerder {
                 _ => TargetState::Started,
             };
             info!(connector = %name, "Restoring a connector created over REST.");
-            if let Err(e) = self.put(name.clone(), stored.config, false).await {
+            if let Err(e) = self
+                .put_with_state(name.clone(), stored.config, false, target)
+                .await
+            {
                 warn!(connector = %name, error = %e, "A stored connector could not be restored.");
-                continue;
-            }
-            if target != TargetState::Started {
-                let _ = self.set_target(&name, target).await;
             }
         }
         Ok(())
@@ -202,9 +201,12 @@ impl StandaloneHerder {
                     name,
                     config,
                     allow_replace,
+                    initial,
                     reply,
                 } => {
-                    let result = self.put(name, config, allow_replace).await;
+                    let result = self
+                        .put_with_state(name, config, allow_replace, initial)
+                        .await;
                     self.persist();
                     let _ = reply.send(result);
                 }
@@ -568,6 +570,17 @@ impl StandaloneHerder {
         config: ConfigMap,
         allow_replace: bool,
     ) -> Result<(bool, ConnectorInfo), HerderError> {
+        self.put_with_state(name, config, allow_replace, TargetState::Started)
+            .await
+    }
+
+    async fn put_with_state(
+        &mut self,
+        name: String,
+        config: ConfigMap,
+        allow_replace: bool,
+        initial: TargetState,
+    ) -> Result<(bool, ConnectorInfo), HerderError> {
         let exists = self.connectors.contains_key(&name);
         if exists && !allow_replace {
             return Err(HerderError::Conflict(format!(
@@ -580,6 +593,32 @@ impl StandaloneHerder {
         );
         let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
             .map_err(|e| invalid_config(&e))?;
+        if !exists && initial != TargetState::Started {
+            self.connectors.insert(
+                name.clone(),
+                Entry {
+                    config,
+                    connector_type: connector_type(&spec),
+                    failure: None,
+                    target: initial,
+                    paused_tasks: Vec::new(),
+                },
+            );
+            info!(connector = %name, target = ?initial, "Connector created without starting it.");
+            return Ok((true, self.info(&name)?));
+        }
+        let target = self
+            .connectors
+            .get(&name)
+            .map_or(TargetState::Started, |e| e.target);
+        if target != TargetState::Started {
+            // A paused or stopped connector keeps its state; the new configuration applies
+            // when it is resumed.
+            if let Some(entry) = self.connectors.get_mut(&name) {
+                entry.config = config;
+            }
+            return Ok((false, self.info(&name)?));
+        }
         if exists {
             self.worker.stop_connector(&name).await;
         }

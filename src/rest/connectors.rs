@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::error::{complete, JsonBody, PathParams, QueryParams, RestError};
 use super::AppState;
-use crate::herder::{ConnectorInfo, HerderError, TaskId};
+use crate::herder::{ConnectorInfo, HerderError, TargetState, TaskId};
 
 pub(super) fn routes() -> Router<AppState> {
     Router::new()
@@ -99,9 +99,9 @@ async fn create_connector(
     // A missing name becomes "", which the herder's validation rejects with Kafka's message.
     let name = request.name.unwrap_or_default().trim().to_owned();
     let mut config = config_map(request.config.unwrap_or_default())?;
-    check_initial_state(request.initial_state.as_deref())?;
+    let initial = initial_state(request.initial_state.as_deref())?;
     check_and_put_name(&name, &mut config)?;
-    let (_, info) = complete(state.herder.put_connector_config(&name, config, false)).await?;
+    let info = complete(state.herder.create_connector(&name, config, initial)).await?;
     Ok(created(&name, info))
 }
 
@@ -261,16 +261,15 @@ fn check_and_put_name(name: &str, config: &mut ConfigMap) -> Result<(), RestErro
     }
 }
 
-/// `initial_state` (KIP-980): `RUNNING` (the default) is served; `PAUSED` and `STOPPED` are not
-/// supported yet and rejected rather than ignored.
-fn check_initial_state(state: Option<&str>) -> Result<(), RestError> {
-    let Some(state) = state else { return Ok(()) };
+/// `initial_state` (KIP-980, case-insensitive): RUNNING (the default), PAUSED or STOPPED.
+fn initial_state(state: Option<&str>) -> Result<TargetState, RestError> {
+    let Some(state) = state else {
+        return Ok(TargetState::Started);
+    };
     match state.to_ascii_uppercase().as_str() {
-        "RUNNING" => Ok(()),
-        "PAUSED" | "STOPPED" => Err(RestError::bad_request(format!(
-            "initial_state {} is not supported yet; create the connector RUNNING",
-            state.to_ascii_uppercase()
-        ))),
+        "RUNNING" => Ok(TargetState::Started),
+        "PAUSED" => Ok(TargetState::Paused),
+        "STOPPED" => Ok(TargetState::Stopped),
         _ => Err(RestError::bad_request(format!(
             "Invalid initial_state {state}: expected RUNNING, PAUSED or STOPPED"
         ))),
@@ -325,10 +324,17 @@ mod tests {
     }
 
     #[test]
-    fn initial_state_running_only() {
-        assert!(check_initial_state(None).is_ok());
-        assert!(check_initial_state(Some("running")).is_ok());
-        assert!(check_initial_state(Some("PAUSED")).is_err());
-        assert!(check_initial_state(Some("nope")).is_err());
+    fn initial_states_are_kafkas_three() {
+        assert_eq!(initial_state(None).unwrap(), TargetState::Started);
+        assert_eq!(
+            initial_state(Some("running")).unwrap(),
+            TargetState::Started
+        );
+        assert_eq!(initial_state(Some("PAUSED")).unwrap(), TargetState::Paused);
+        assert_eq!(
+            initial_state(Some("Stopped")).unwrap(),
+            TargetState::Stopped
+        );
+        assert!(initial_state(Some("nope")).is_err());
     }
 }
