@@ -564,16 +564,6 @@ impl StandaloneHerder {
         })
     }
 
-    async fn put(
-        &mut self,
-        name: String,
-        config: ConfigMap,
-        allow_replace: bool,
-    ) -> Result<(bool, ConnectorInfo), HerderError> {
-        self.put_with_state(name, config, allow_replace, TargetState::Started)
-            .await
-    }
-
     async fn put_with_state(
         &mut self,
         name: String,

@@ -92,6 +92,7 @@ fn fake_herder() -> HerderHandle {
                     config,
                     allow_replace,
                     reply,
+                    ..
                 } => {
                     let exists = connectors.contains_key(&name);
                     let r = if !config.contains_key("connector.class") || name.is_empty() {
