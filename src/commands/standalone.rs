@@ -64,6 +64,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         offset_flush_interval: worker_config.offset_flush_interval(),
         offset_flush_timeout: worker_config.offset_flush_timeout(),
         graceful_shutdown_timeout: worker_config.task_shutdown_graceful_timeout(),
+        restart: worker_config.restart_policy(),
     };
     let worker = Worker::new(
         settings,

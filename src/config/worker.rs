@@ -345,6 +345,17 @@ pub fn common_worker_def() -> ConfigDef {
 pub fn standalone_worker_def() -> ConfigDef {
     common_worker_def().define(key("offset.storage.file.filename", Str, Def::Null, High,
         "File to store source connector offsets in; default <embedded.log.dir>/connect.offsets.json."))
+        .define(key("task.restart.auto.enable", Boolean, Def::Value("true"), Medium,
+            "connect-rs: restart a task that failed with a retriable error, with exponential backoff."))
+        .define(key("task.restart.max.attempts", Int, Def::Value("10"), Low,
+            "connect-rs: automatic restarts after consecutive retriable failures, at most.")
+            .validator(Validator::at_least(0.0)))
+        .define(key("task.restart.initial.backoff.ms", Long, Def::Value("1000"), Low,
+            "connect-rs: delay before the first automatic restart; doubled for each further one.")
+            .validator(Validator::at_least(0.0)))
+        .define(key("task.restart.max.backoff.ms", Long, Def::Value("60000"), Low,
+            "connect-rs: longest delay between automatic restarts.")
+            .validator(Validator::at_least(0.0)))
         .define(key("config.storage.file.filename", Str, Def::Null, Medium,
             "connect-rs: file keeping connectors created over REST (JSON, replaced atomically) so they survive a restart; absent: in memory, as Kafka Connect's standalone mode."))
 }
@@ -741,6 +752,31 @@ impl WorkerConfig {
             .int("num.partitions")
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(1)
+    }
+
+    /// The `task.restart.*` keys: automatic restarts of tasks after retriable failures.
+    pub fn restart_policy(&self) -> crate::worker::RestartPolicy {
+        let ms = |key: &str, default: u64| {
+            Duration::from_millis(
+                self.values
+                    .long(key)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .unwrap_or(default),
+            )
+        };
+        crate::worker::RestartPolicy {
+            enabled: self
+                .values
+                .boolean("task.restart.auto.enable")
+                .unwrap_or(true),
+            max_attempts: self
+                .values
+                .int("task.restart.max.attempts")
+                .and_then(|v| u32::try_from(v).ok())
+                .unwrap_or(10),
+            initial_backoff: ms("task.restart.initial.backoff.ms", 1000),
+            max_backoff: ms("task.restart.max.backoff.ms", 60_000),
+        }
     }
 
     /// `config.storage.file.filename`: where REST-created connectors are kept, if anywhere.

@@ -547,6 +547,7 @@ impl StandaloneHerder {
                     Activity::Busy | Activity::Idle(_) => ("RUNNING", None),
                     Activity::Failed => ("FAILED", t.error),
                     Activity::Stopped => ("UNASSIGNED", None),
+                    Activity::Restarting => ("RESTARTING", t.error),
                 };
                 TaskStateInfo {
                     id: t.id,

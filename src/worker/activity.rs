@@ -16,6 +16,8 @@ pub enum Activity {
     Failed,
     /// The task stopped.
     Stopped,
+    /// The task failed with a retriable error and is about to be started again.
+    Restarting,
 }
 
 /// The shared activity cell of one task.
@@ -67,6 +69,12 @@ impl TaskActivity {
         self.set(|_| Activity::Failed);
     }
 
+    /// The task failed with a retriable error (`error`) and will be started again.
+    pub fn restarting(&self, error: String) {
+        *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        self.set(|_| Activity::Restarting);
+    }
+
     /// Why the task failed, if it did.
     pub fn error(&self) -> Option<String> {
         self.error.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -91,7 +99,7 @@ impl TaskActivity {
     /// Whether the task has been idle (or has ended) for at least `d`.
     pub fn idle_for(&self, d: Duration) -> bool {
         match self.get() {
-            Activity::Busy => false,
+            Activity::Busy | Activity::Restarting => false,
             Activity::Idle(since) => since.elapsed() >= d,
             Activity::Failed | Activity::Stopped => true,
         }

@@ -26,6 +26,15 @@ pub enum TaskError {
 }
 
 impl TaskError {
+    /// Whether the failure is transient (a restart may succeed).
+    pub fn is_retriable(&self) -> bool {
+        match self {
+            Self::Connect { source, .. } => source.is_retriable(),
+            Self::Topic(e) => e.is_retriable(),
+            Self::Storage(_) => false,
+        }
+    }
+
     /// A connect error at `stage`.
     pub fn at(stage: &'static str) -> impl FnOnce(ConnectError) -> Self {
         move |source| Self::Connect { stage, source }

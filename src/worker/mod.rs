@@ -8,25 +8,25 @@ pub mod settings;
 pub mod sink_task;
 pub mod source_task;
 pub mod submitted;
+pub mod task_factory;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{
-    ConfigMap, ConnectError, OffsetMap, OffsetReader, SinkTaskContext, SourceTaskContext,
-};
+use connect_api::{ConfigMap, ConnectError};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tracing::{error, info, info_span, warn, Instrument};
+use tracing::{info, info_span, warn, Instrument};
 
 pub use activity::{Activity, TaskActivity};
 pub use error::TaskError;
 pub use record_converters::RecordConverters;
-pub use settings::WorkerSettings;
+pub use settings::{RestartPolicy, WorkerSettings};
+use task_factory::{supervise, TaskFactory};
 
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::OffsetStore;
-use crate::topics::{ClientSpec, Subscription, TopicBackend};
+use crate::topics::{Subscription, TopicBackend};
 
 /// A converter class and its properties (prefix removed).
 #[derive(Debug, Clone)]
@@ -112,18 +112,6 @@ pub struct StopReport {
     pub failed: Vec<String>,
 }
 
-/// Reads a connector's committed source offsets from the offset store.
-struct StoreOffsetReader {
-    connector: String,
-    store: Arc<dyn OffsetStore>,
-}
-
-impl OffsetReader for StoreOffsetReader {
-    fn offset(&self, partition: &OffsetMap) -> Option<OffsetMap> {
-        self.store.get(&self.connector, partition)
-    }
-}
-
 /// The worker.
 pub struct Worker {
     settings: WorkerSettings,
@@ -152,26 +140,6 @@ impl Worker {
             connectors: Vec::new(),
             tasks: Vec::new(),
         }
-    }
-
-    fn converters(&self, spec: &ConnectorSpec) -> Result<RecordConverters, ConnectError> {
-        let registry_error = |e: crate::plugins::RegistryError| ConnectError::Other(e.to_string());
-        let mut key = self
-            .plugins
-            .converter(&spec.key_converter.class)
-            .map_err(registry_error)?;
-        key.configure(&spec.key_converter.props, true)?;
-        let mut value = self
-            .plugins
-            .converter(&spec.value_converter.class)
-            .map_err(registry_error)?;
-        value.configure(&spec.value_converter.props, false)?;
-        let mut header = self
-            .plugins
-            .header_converter(&spec.header_converter.class)
-            .map_err(registry_error)?;
-        header.configure(&spec.header_converter.props)?;
-        Ok(RecordConverters { key, value, header })
     }
 
     /// Starts a connector, asks it for its task configurations and starts the tasks.
@@ -217,106 +185,38 @@ impl Worker {
         span.in_scope(|| info!(tasks = task_configs.len(), "Connector started."));
         self.connectors.push((name.clone(), instance));
         let members = task_configs.len();
+        let factory = Arc::new(TaskFactory {
+            spec,
+            plugins: self.plugins.clone(),
+            offsets: self.offsets.clone(),
+            topics: self.topics.clone(),
+            settings: self.settings.clone(),
+            members,
+        });
         for (i, config) in task_configs.into_iter().enumerate() {
-            let task_name = format!("{name}-{i}");
-            let task_config = config.clone();
-            let converters = self.converters(&spec).map_err(fail)?;
-            let activity = Arc::new(TaskActivity::new(task_name.clone()));
-            let cancel = self.cancel.child_token();
-            let task_cancel = cancel.clone();
             let task_id = u32::try_from(i).unwrap_or(u32::MAX);
-            let client = |overrides: &ConfigMap| ClientSpec {
-                connector: name.clone(),
-                task: task_id,
-                overrides: overrides.clone(),
-                topic_creation: spec.topic_creation.clone(),
-            };
-            let fut: std::pin::Pin<
-                Box<dyn std::future::Future<Output = Result<(), TaskError>> + Send>,
-            > = match &spec.plugin {
-                ConnectorPlugin::Source(p) => Box::pin(
-                    source_task::SourceTaskRunner {
-                        connector: name.clone(),
-                        task: p.new_task(),
-                        config,
-                        ctx: SourceTaskContext {
-                            connector: name.clone(),
-                            task: task_id,
-                            offsets: Arc::new(StoreOffsetReader {
-                                connector: name.clone(),
-                                store: self.offsets.clone(),
-                            }),
-                            cancel,
-                        },
-                        converters,
-                        producer: self
-                            .topics
-                            .producer(&client(&spec.producer_overrides))
-                            .map_err(|e| fail(ConnectError::Other(e.to_string())))?,
-                        offsets: self.offsets.clone(),
-                        settings: self.settings.clone(),
-                        activity: activity.clone(),
-                        tolerate_errors: spec.tolerate_errors,
-                    }
-                    .run(),
-                ),
-                ConnectorPlugin::Sink(p) => {
-                    let subscription = spec.subscription.clone().ok_or_else(|| {
-                        fail(ConnectError::config(
-                            "topics",
-                            "Must configure one of topics or topics.regex",
-                        ))
-                    })?;
-                    Box::pin(
-                        sink_task::SinkTaskRunner {
-                            task: p.new_task(),
-                            config,
-                            ctx: SinkTaskContext {
-                                connector: name.clone(),
-                                task: task_id,
-                                cancel,
-                            },
-                            converters,
-                            consumer: self
-                                .topics
-                                .consumer(
-                                    &client(&spec.consumer_overrides),
-                                    &format!("connect-{name}"),
-                                    i,
-                                    members,
-                                )
-                                .map_err(|e| fail(ConnectError::Other(e.to_string())))?,
-                            subscription,
-                            settings: self.settings.clone(),
-                            activity: activity.clone(),
-                            tolerate_errors: spec.tolerate_errors,
-                        }
-                        .run(),
-                    )
-                }
-            };
-            let cell = activity.clone();
+            let activity = Arc::new(TaskActivity::new(format!("{name}-{i}")));
+            let cancel = self.cancel.child_token();
+            let first = factory
+                .build(i, config.clone(), cancel.clone(), activity.clone())
+                .map_err(fail)?;
             let span = info_span!("task", connector = %name, task = i);
             let handle = tokio::spawn(
-                async move {
-                    match fut.await {
-                        Ok(()) => {
-                            info!("Task stopped.");
-                            cell.stopped();
-                        }
-                        Err(e) => {
-                            error!(error = %e, "Task failed; it will not run again until restarted.");
-                            cell.failed(format!("{e:#}"));
-                        }
-                    }
-                }
+                supervise(
+                    factory.clone(),
+                    i,
+                    config.clone(),
+                    first,
+                    cancel.clone(),
+                    activity.clone(),
+                )
                 .instrument(span),
             );
             self.tasks.push(RunningTask {
                 connector: name.clone(),
                 id: task_id,
-                config: task_config,
-                cancel: task_cancel,
+                config,
+                cancel,
                 activity,
                 handle,
             });
@@ -436,5 +336,202 @@ async fn stop_instance(name: &str, connector: &mut ConnectorInstance) {
     };
     if let Err(e) = result {
         warn!(connector = %name, error = %e, "Connector stop failed.");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use async_trait::async_trait;
+    use connect_api::{
+        ConfigDef, OffsetMap, PluginDesc, PluginKind, Result as ConnectResult, SinkPlugin,
+        SourceConnector, SourcePlugin, SourceRecord, SourceTask, SourceTaskContext,
+    };
+
+    use super::*;
+    use crate::storage::FileOffsetStore;
+    use crate::topics::local::LocalLog;
+
+    /// A source whose first task instance fails to start with a retriable error (its system is
+    /// briefly unavailable); later ones produce one record.
+    struct Flaky {
+        instances: Arc<AtomicUsize>,
+    }
+
+    struct FlakyConnector;
+
+    #[async_trait]
+    impl SourceConnector for FlakyConnector {
+        async fn start(&mut self, _: &ConfigMap) -> ConnectResult<()> {
+            Ok(())
+        }
+        fn task_configs(&self, _: usize) -> ConnectResult<Vec<ConfigMap>> {
+            Ok(vec![ConfigMap::new()])
+        }
+        async fn stop(&mut self) -> ConnectResult<()> {
+            Ok(())
+        }
+    }
+
+    struct FlakyTask {
+        instance: usize,
+        sent: bool,
+    }
+
+    #[async_trait]
+    impl SourceTask for FlakyTask {
+        async fn start(&mut self, _: SourceTaskContext, _: &ConfigMap) -> ConnectResult<()> {
+            if self.instance == 0 {
+                return Err(ConnectError::Retriable(
+                    "the source is briefly unavailable".into(),
+                ));
+            }
+            Ok(())
+        }
+        async fn poll(&mut self) -> ConnectResult<Vec<SourceRecord>> {
+            if self.sent {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                return Ok(Vec::new());
+            }
+            self.sent = true;
+            Ok(vec![SourceRecord {
+                source_partition: Arc::new(OffsetMap::new()),
+                source_offset: None,
+                record: connect_api::ConnectRecord {
+                    topic: "flaky".into(),
+                    value: connect_api::Value::String("after restart".into()),
+                    value_schema: Some(connect_api::Schema::required(
+                        connect_api::SchemaType::String,
+                    )),
+                    ..Default::default()
+                },
+            }])
+        }
+        async fn stop(&mut self) -> ConnectResult<()> {
+            Ok(())
+        }
+    }
+
+    impl SourcePlugin for Flaky {
+        fn desc(&self) -> PluginDesc {
+            PluginDesc {
+                class_name: "test.FlakySourceConnector",
+                kind: PluginKind::Source,
+                version: "0",
+            }
+        }
+        fn config_def(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+        fn new_connector(&self) -> Box<dyn SourceConnector> {
+            Box::new(FlakyConnector)
+        }
+        fn new_task(&self) -> Box<dyn SourceTask> {
+            let instance = self.instances.fetch_add(1, Ordering::SeqCst);
+            Box::new(FlakyTask {
+                instance,
+                sent: false,
+            })
+        }
+    }
+
+    async fn run_flaky(
+        enabled: bool,
+    ) -> (
+        Activity,
+        usize,
+        Option<String>,
+        Vec<crate::topics::ConsumedRecord>,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let instances = Arc::new(AtomicUsize::new(0));
+        let flaky: Arc<dyn SourcePlugin> = Arc::new(Flaky {
+            instances: instances.clone(),
+        });
+        let plugins = Arc::new(PluginRegistry::new(
+            vec![flaky.clone()],
+            Vec::<Arc<dyn SinkPlugin>>::new(),
+            crate::converters::builtin_converters(),
+        ));
+        let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
+        let offsets = Arc::new(FileOffsetStore::open(&dir.path().join("offsets.json")).unwrap());
+        let settings = WorkerSettings {
+            restart: RestartPolicy {
+                enabled,
+                max_attempts: 3,
+                initial_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(50),
+            },
+            ..WorkerSettings::default()
+        };
+        let mut worker = Worker::new(settings, plugins, offsets, log.clone());
+        let string = |class: &str| ConverterConfig {
+            class: class.to_owned(),
+            props: ConfigMap::new(),
+        };
+        worker
+            .start_connector(ConnectorSpec {
+                name: "flaky".into(),
+                plugin: ConnectorPlugin::Source(flaky),
+                props: ConfigMap::new(),
+                tasks_max: 1,
+                key_converter: string("StringConverter"),
+                value_converter: string("StringConverter"),
+                header_converter: string("SimpleHeaderConverter"),
+                tolerate_errors: false,
+                subscription: None,
+                producer_overrides: ConfigMap::new(),
+                consumer_overrides: ConfigMap::new(),
+                topic_creation: None,
+            })
+            .await
+            .unwrap();
+        // Wait until the task has either produced its record or failed for good.
+        let tp = crate::topics::TopicPartition {
+            topic: "flaky".into(),
+            partition: 0,
+        };
+        let mut records = Vec::new();
+        for _ in 0..500 {
+            let report = &worker.task_reports("flaky")[0];
+            records = log.read(&tp, 0, 10).unwrap_or_default();
+            if !records.is_empty() || report.activity == Activity::Failed {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let report = worker.task_reports("flaky").remove(0);
+        worker.stop().await;
+        log.close().await;
+        (
+            report.activity,
+            instances.load(Ordering::SeqCst),
+            report.error,
+            records,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_task_failing_with_a_retriable_error_is_restarted_and_goes_on() {
+        let (activity, instances, error, records) = run_flaky(true).await;
+        assert_eq!(instances, 2, "one restart");
+        assert_ne!(activity, Activity::Failed);
+        assert!(
+            error.is_some_and(|e| e.contains("briefly unavailable")),
+            "the last failure is kept for status"
+        );
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].value.as_deref(), Some(&b"after restart"[..]));
+    }
+
+    #[tokio::test]
+    async fn without_automatic_restarts_the_task_stays_failed() {
+        let (activity, instances, error, records) = run_flaky(false).await;
+        assert_eq!(activity, Activity::Failed);
+        assert_eq!(instances, 1);
+        assert!(error.is_some_and(|e| e.contains("briefly unavailable")));
+        assert!(records.is_empty());
     }
 }
