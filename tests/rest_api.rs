@@ -724,3 +724,60 @@ fn a_connector_created_paused_starts_only_when_resumed() {
     });
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
 }
+
+#[test]
+fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "one\n");
+    let output = w.path("out.txt");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let source = json!({"connector.class": "FileStreamSource", "file": input, "topic": "tracked"});
+    assert_eq!(
+        c.post("/connectors", &json!({"name": "src", "config": source}))
+            .status,
+        201
+    );
+    let sink = json!({"connector.class": "FileStreamSink", "file": output, "topics": "tracked"});
+    assert_eq!(
+        c.post("/connectors", &json!({"name": "dst", "config": sink}))
+            .status,
+        201
+    );
+    wait_for("the line", STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "one\n"
+    });
+    assert_eq!(
+        c.get("/connectors/src/topics").json(),
+        json!({"src": {"topics": ["tracked"]}})
+    );
+    assert_eq!(
+        c.get("/connectors/dst/topics").json(),
+        json!({"dst": {"topics": ["tracked"]}})
+    );
+    assert_eq!(
+        c.get("/connectors/nope/topics").json(),
+        json!({"nope": {"topics": []}})
+    );
+    assert_eq!(
+        c.send("PUT", "/connectors/src/topics/reset", None).status,
+        202
+    );
+    assert_eq!(
+        c.get("/connectors/src/topics").json(),
+        json!({"src": {"topics": []}})
+    );
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+
+    let w = Workdir::new();
+    let worker = w.worker("topic.tracking.enable=false");
+    let mut run = start(&w, &[&worker]);
+    let disabled = run.client.get("/connectors/src/topics");
+    assert_eq!(disabled.status, 403);
+    assert_eq!(
+        disabled.json(),
+        json!({"error_code": 403, "message": "Topic tracking is disabled."})
+    );
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+}

@@ -26,6 +26,9 @@ pub enum HerderError {
     /// 400: invalid request or configuration.
     #[error("{0}")]
     BadRequest(String),
+    /// 403: the operation is disabled by the worker's configuration.
+    #[error("{0}")]
+    Forbidden(String),
     /// 500: anything else.
     #[error("{0}")]
     Internal(String),
@@ -85,6 +88,11 @@ pub(crate) enum Request {
         auto_stop: bool,
         reply: oneshot::Sender<Result<String, HerderError>>,
     },
+    Topics(
+        String,
+        bool,
+        oneshot::Sender<Result<Vec<String>, HerderError>>,
+    ),
     IdleFor(std::time::Duration, oneshot::Sender<bool>),
     Shutdown(oneshot::Sender<crate::worker::StopReport>),
 }
@@ -315,6 +323,21 @@ impl HerderHandle {
         })
         .await
         .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// The topics connector `name` has used (KIP-558); with `reset`, forgets them.
+    ///
+    /// # Errors
+    /// Forbidden when `topic.tracking.enable` (or, for a reset, `topic.tracking.allow.reset`)
+    /// is false.
+    pub async fn connector_topics(
+        &self,
+        name: &str,
+        reset: bool,
+    ) -> Result<Vec<String>, HerderError> {
+        self.ask(|r| Request::Topics(name.to_owned(), reset, r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
     }
 
     /// Whether every task has been idle (or has ended) for `d`.

@@ -38,6 +38,8 @@ pub struct StandaloneHerder {
     plugins: Arc<PluginRegistry>,
     worker_id: String,
     connectors: BTreeMap<String, Entry>,
+    /// Topics each connector has used, kept across restarts of its tasks (KIP-558).
+    topics: BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 fn connector_type(spec: &ConnectorSpec) -> ConnectorType {
@@ -74,6 +76,7 @@ impl StandaloneHerder {
             plugins,
             worker_id,
             connectors: BTreeMap::new(),
+            topics: BTreeMap::new(),
         }
     }
 
@@ -214,6 +217,8 @@ impl StandaloneHerder {
                     let result = match self.connectors.remove(&name) {
                         Some(_) => {
                             self.worker.stop_connector(&name).await;
+                            self.worker.take_topics(&name);
+                            self.topics.remove(&name);
                             info!(connector = %name, "Connector deleted.");
                             Ok(())
                         }
@@ -245,6 +250,9 @@ impl StandaloneHerder {
                     reply,
                 } => {
                     let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
+                }
+                Request::Topics(name, reset, reply) => {
+                    let _ = reply.send(self.connector_topics(&name, reset));
                 }
                 Request::IdleFor(d, reply) => {
                     let idle = self.worker.activities().iter().all(|a| a.idle_for(d));
@@ -355,6 +363,27 @@ impl StandaloneHerder {
             info!(connector = %name, "Connector restarted.");
         }
         Ok((include_tasks || only_failed).then_some(reply))
+    }
+
+    fn connector_topics(&mut self, name: &str, reset: bool) -> Result<Vec<String>, HerderError> {
+        if !self.worker_config.topic_tracking_enable() {
+            return Err(HerderError::Forbidden(
+                "Topic tracking is disabled.".to_owned(),
+            ));
+        }
+        if reset && !self.worker_config.topic_tracking_allow_reset() {
+            return Err(HerderError::Forbidden(
+                "Topic tracking reset is disabled.".to_owned(),
+            ));
+        }
+        let used = self.worker.take_topics(name);
+        let known = self.topics.entry(name.to_owned()).or_default();
+        if reset {
+            known.clear();
+        } else {
+            known.extend(used);
+        }
+        Ok(known.iter().cloned().collect())
     }
 
     /// The sink group and subscription of connector `name` (from its configuration).

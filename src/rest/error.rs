@@ -79,6 +79,7 @@ impl From<HerderError> for RestError {
             HerderError::Conflict(m) => Self::new(StatusCode::CONFLICT, m),
             HerderError::BadRequest(m) => Self::bad_request(m),
             HerderError::Internal(m) => Self::internal(m),
+            HerderError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
         }
     }
 }

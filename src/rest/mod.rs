@@ -15,6 +15,7 @@ pub mod offsets;
 pub mod openapi;
 pub mod plugins;
 pub mod root;
+pub mod topics;
 pub mod validate;
 
 #[cfg(test)]
@@ -47,6 +48,7 @@ pub fn router(state: AppState) -> Router {
         .merge(connectors::routes())
         .merge(lifecycle::routes())
         .merge(offsets::routes())
+        .merge(topics::routes())
         .merge(validate::routes())
         .merge(loggers::routes())
         .merge(openapi::routes())

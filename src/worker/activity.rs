@@ -27,6 +27,8 @@ pub struct TaskActivity {
     pub name: String,
     state: Mutex<Activity>,
     error: Mutex<Option<String>>,
+    /// Topics the task produced to or consumed from (KIP-558 topic tracking).
+    topics: Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl TaskActivity {
@@ -36,6 +38,7 @@ impl TaskActivity {
             name,
             state: Mutex::new(Activity::Busy),
             error: Mutex::new(None),
+            topics: Mutex::new(std::collections::BTreeSet::new()),
         }
     }
 
@@ -73,6 +76,19 @@ impl TaskActivity {
     pub fn restarting(&self, error: String) {
         *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
         self.set(|_| Activity::Restarting);
+    }
+
+    /// Records that the task used `topic`.
+    pub fn used_topic(&self, topic: &str) {
+        let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+        if !topics.contains(topic) {
+            topics.insert(topic.to_owned());
+        }
+    }
+
+    /// Takes the topics recorded since the last call.
+    pub fn take_topics(&self) -> std::collections::BTreeSet<String> {
+        std::mem::take(&mut *self.topics.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Why the task failed, if it did.

@@ -121,6 +121,8 @@ pub struct Worker {
     cancel: CancellationToken,
     connectors: Vec<(String, ConnectorInstance)>,
     tasks: Vec<RunningTask>,
+    /// Topics used by tasks stopped since the herder last asked.
+    retired_topics: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Worker {
@@ -139,6 +141,7 @@ impl Worker {
             cancel: CancellationToken::new(),
             connectors: Vec::new(),
             tasks: Vec::new(),
+            retired_topics: std::collections::HashMap::new(),
         }
     }
 
@@ -224,6 +227,19 @@ impl Worker {
         Ok(())
     }
 
+    /// Takes the topics connector `name`'s tasks used since the last call (also those of its
+    /// tasks stopped meanwhile).
+    pub fn take_topics(&mut self, name: &str) -> std::collections::BTreeSet<String> {
+        let mut topics = self.retired_topics.remove(name).unwrap_or_default();
+        topics.extend(
+            self.tasks
+                .iter()
+                .filter(|t| t.connector == name)
+                .flat_map(|t| t.activity.take_topics()),
+        );
+        topics
+    }
+
     /// The source offset store.
     pub fn offset_store(&self) -> Arc<dyn OffsetStore> {
         self.offsets.clone()
@@ -263,6 +279,11 @@ impl Worker {
             .into_iter()
             .partition(|t| t.connector == name);
         self.tasks = others;
+        let used: Vec<String> = mine.iter().flat_map(|t| t.activity.take_topics()).collect();
+        self.retired_topics
+            .entry(name.to_owned())
+            .or_default()
+            .extend(used);
         let report = stop_tasks(mine, self.settings.graceful_shutdown_timeout).await;
         let index = self.connectors.iter().position(|(n, _)| n == name);
         if let Some(i) = index {

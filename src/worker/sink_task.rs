@@ -96,7 +96,12 @@ impl SinkTaskRunner {
                 if !self.deliver(&polled, &cancel).await? {
                     return Ok(());
                 }
+                let mut last_topic: Option<&str> = None;
                 for r in &polled {
+                    if last_topic != Some(r.topic.as_str()) {
+                        self.activity.used_topic(&r.topic);
+                        last_topic = Some(&r.topic);
+                    }
                     st.current.insert(
                         TopicPartition {
                             topic: r.topic.clone(),

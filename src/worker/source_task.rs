@@ -142,6 +142,13 @@ impl SourceTaskRunner {
             if records.is_empty() {
                 continue;
             }
+            let mut last_topic: Option<&str> = None;
+            for r in &records {
+                if last_topic != Some(r.topic.as_str()) {
+                    self.activity.used_topic(&r.topic);
+                    last_topic = Some(&r.topic);
+                }
+            }
             let id = state.submitted.submit(offsets);
             let delivery = self.producer.send_batch(records).await?;
             let tx = state.ack_tx.clone();
