@@ -781,3 +781,50 @@ fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
     );
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
 }
+
+#[test]
+fn secrets_show_as_hidden_but_are_kept() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "s\n");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let config = json!({
+        "connector.class": "FileStreamSource", "file": input, "topic": "t",
+        "producer.override.ssl.key.password": "s3cret",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required;"
+    });
+    let created = c.post("/connectors", &json!({"name": "src", "config": config}));
+    assert_eq!(created.status, 201, "{}", created.body);
+    for body in [
+        created.json()["config"].clone(),
+        c.get("/connectors/src/config").json(),
+        c.get("/connectors/src").json()["config"].clone(),
+        c.get("/connectors/src/tasks").json()[0]["config"].clone(),
+    ] {
+        assert_eq!(
+            body["producer.override.ssl.key.password"], "[hidden]",
+            "{body}"
+        );
+        assert_eq!(
+            body["producer.override.sasl.jaas.config"], "[hidden]",
+            "{body}"
+        );
+        assert_eq!(body["topic"], "t", "{body}");
+        assert!(!body.to_string().contains("s3cret"), "{body}");
+    }
+    // PATCH merges onto the real values, not onto "[hidden]".
+    assert_eq!(
+        c.send(
+            "PATCH",
+            "/connectors/src/config",
+            Some(("application/json", "{\"topic\": \"t2\"}"))
+        )
+        .status,
+        200
+    );
+    let body = c.get("/connectors/src/config").json();
+    assert_eq!(body["topic"], "t2");
+    assert_eq!(body["producer.override.ssl.key.password"], "[hidden]");
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+}

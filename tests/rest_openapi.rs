@@ -32,6 +32,8 @@ const SERVED_PATHS: &[&str] = &[
     "/connectors/{connector}/resume",
     "/connectors/{connector}/stop",
     "/connectors/{connector}/offsets",
+    "/connectors/{connector}/topics",
+    "/connectors/{connector}/topics/reset",
     "/connector-plugins",
     "/connector-plugins/{plugin}/config",
     "/connector-plugins/{plugin}/config/validate",

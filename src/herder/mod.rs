@@ -50,6 +50,7 @@ pub(crate) enum Request {
     Connectors(oneshot::Sender<Vec<String>>),
     Info(String, oneshot::Sender<Result<ConnectorInfo, HerderError>>),
     Config(String, oneshot::Sender<Result<ConfigMap, HerderError>>),
+    RawConfig(String, oneshot::Sender<Result<ConfigMap, HerderError>>),
     Status(
         String,
         oneshot::Sender<Result<ConnectorStateInfo, HerderError>>,
@@ -139,12 +140,23 @@ impl HerderHandle {
             .unwrap_or_else(|| Err(gone()))
     }
 
-    /// A connector's configuration as submitted.
+    /// A connector's configuration as submitted, PASSWORD-type values shown as `[hidden]`.
     ///
     /// # Errors
     /// NotFound (`Connector <c> not found`).
     pub async fn connector_config(&self, name: &str) -> Result<ConfigMap, HerderError> {
         self.ask(|r| Request::Config(name.to_owned(), r))
+            .await
+            .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// A connector's configuration as submitted, secrets included (for PATCH, which merges
+    /// onto it).
+    ///
+    /// # Errors
+    /// NotFound (`Connector <c> not found`).
+    pub async fn connector_config_unmasked(&self, name: &str) -> Result<ConfigMap, HerderError> {
+        self.ask(|r| Request::RawConfig(name.to_owned(), r))
             .await
             .unwrap_or_else(|| Err(gone()))
     }

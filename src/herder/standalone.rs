@@ -180,6 +180,9 @@ impl StandaloneHerder {
                     let _ = reply.send(self.info(&name));
                 }
                 Request::Config(name, reply) => {
+                    let _ = reply.send(self.entry(&name).map(|e| self.masked(&e.config)));
+                }
+                Request::RawConfig(name, reply) => {
                     let _ = reply.send(self.entry(&name).map(|e| e.config.clone()));
                 }
                 Request::Status(name, reply) => {
@@ -195,7 +198,7 @@ impl StandaloneHerder {
                                     connector: name.clone(),
                                     task: t.id,
                                 };
-                                (id, t.config)
+                                (id, self.masked(&t.config))
                             })
                             .collect()
                     }));
@@ -365,6 +368,37 @@ impl StandaloneHerder {
         Ok((include_tasks || only_failed).then_some(reply))
     }
 
+    /// `config` with the values of secret keys replaced by `[hidden]`: keys of type PASSWORD in
+    /// the connector's plugin or the framework, and client settings named like secrets
+    /// (`*password`, `sasl.jaas.config`).
+    fn masked(&self, config: &ConfigMap) -> ConfigMap {
+        let plugin = config
+            .get("connector.class")
+            .and_then(|c| self.plugins.connector(c).ok());
+        let kind = match plugin {
+            Some(ConnectorPlugin::Sink(_)) => crate::config::ConnectorKind::Sink,
+            _ => crate::config::ConnectorKind::Source,
+        };
+        let def =
+            crate::config::connector_def(kind, &plugin.map(|p| p.config_def()).unwrap_or_default());
+        config
+            .iter()
+            .map(|(k, v)| {
+                let secret = def
+                    .key(k)
+                    .is_some_and(|key| key.config_type == connect_api::ConfigType::Password)
+                    || k.ends_with("password")
+                    || k.ends_with("sasl.jaas.config");
+                let shown = if secret {
+                    "[hidden]".to_owned()
+                } else {
+                    v.clone()
+                };
+                (k.clone(), shown)
+            })
+            .collect()
+    }
+
     fn connector_topics(&mut self, name: &str, reset: bool) -> Result<Vec<String>, HerderError> {
         if !self.worker_config.topic_tracking_enable() {
             return Err(HerderError::Forbidden(
@@ -522,7 +556,7 @@ impl StandaloneHerder {
         };
         Ok(ConnectorInfo {
             name: name.to_owned(),
-            config: entry.config.clone(),
+            config: self.masked(&entry.config),
             tasks: ids
                 .into_iter()
                 .map(|task| TaskId {

@@ -85,7 +85,7 @@ async fn patch_config(
     PathParams(name): PathParams<String>,
     JsonBody(patch): JsonBody<serde_json::Map<String, Value>>,
 ) -> Result<Response, RestError> {
-    let mut config = complete(state.herder.connector_config(&name)).await?;
+    let mut config = complete(state.herder.connector_config_unmasked(&name)).await?;
     for (key, value) in patch {
         match value {
             Value::Null => {
