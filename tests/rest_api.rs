@@ -3,62 +3,17 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Child;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::http::{parse_response, Client, Response};
+use support::rest::{rest_port, start, STARTUP};
 use support::*;
 
-const STARTUP: Duration = Duration::from_secs(60);
 const SOURCE_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 const SINK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
 const INVALID_SUFFIX: &str = "You can also find the above list of errors at the endpoint \
                               `/connector-plugins/{connectorType}/config/validate`";
-
-/// A running worker that is killed if the test fails before stopping it.
-struct Running {
-    child: Child,
-    client: Client,
-    port: u16,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
-fn rest_port(log: &str) -> Option<u16> {
-    let marker = "REST API listening on http://127.0.0.1:";
-    let at = log.find(marker)? + marker.len();
-    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-/// Starts `connect-rs standalone` with these files and waits for its REST API.
-fn start(w: &Workdir, files: &[&Path]) -> Running {
-    let mut child = w.spawn(files);
-    let mut port = None;
-    wait_for("the REST API to listen", STARTUP, || {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
-        }
-        port = rest_port(&w.log());
-        port.is_some()
-    });
-    let port = port.unwrap_or_else(|| unreachable!());
-    Running {
-        child,
-        client: Client::local(port),
-        port,
-    }
-}
 
 fn error(code: u16, message: &str) -> Value {
     json!({"error_code": code, "message": message})

@@ -6,65 +6,13 @@ mod support;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::http::{Client, Response};
+use support::rest::{start, STARTUP};
 use support::*;
 
-const STARTUP: Duration = Duration::from_secs(60);
 const COMMITTED: &str = "Committed source offsets.";
-
-/// A running worker that is killed when the test ends.
-struct Running {
-    child: Child,
-    client: Client,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
-fn rest_port(log: &str) -> Option<u16> {
-    let marker = "REST API listening on http://127.0.0.1:";
-    let at = log.find(marker)? + marker.len();
-    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-/// Starts `connect-rs standalone` with these files (without `RUST_LOG`, so the levels start
-/// at the default `info`) and waits for its REST API; the log goes to [`Workdir::log`].
-fn start(w: &Workdir, files: &[&Path]) -> Running {
-    let log = std::fs::File::create(w.path("connect-rs.log")).expect("log file");
-    let mut child = w
-        .command(&["standalone"])
-        .args(files)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(log))
-        .spawn()
-        .expect("spawn connect-rs");
-    let mut port = None;
-    wait_for("the REST API to listen", STARTUP, || {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
-        }
-        port = rest_port(&w.log());
-        port.is_some()
-    });
-    let port = port.unwrap_or_else(|| unreachable!());
-    Running {
-        child,
-        client: Client::local(port),
-    }
-}
 
 #[track_caller]
 fn check(r: &Response, status: u16, body: &Value) {

@@ -5,14 +5,10 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::process::Child;
-use std::time::Duration;
 
 use serde_json::Value;
-use support::http::Client;
+use support::rest::{start, STARTUP};
 use support::*;
-
-const STARTUP: Duration = Duration::from_secs(60);
 
 /// Every path the REST router serves, as OpenAPI path templates. A route added to the router
 /// must be added here and to `src/rest/openapi.json`.
@@ -43,26 +39,6 @@ const SERVED_PATHS: &[&str] = &[
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "patch"];
 
-/// Kills the worker if the test fails before it is stopped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if matches!(self.0.try_wait(), Ok(None)) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
-fn rest_port(log: &str) -> Option<u16> {
-    let marker = "REST API listening on http://127.0.0.1:";
-    let at = log.find(marker)? + marker.len();
-    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
 /// A concrete path for a template: a connector that does not exist, task 0, a real plugin, the
 /// root logger (so that probing a method changes nothing).
 fn concrete(template: &str) -> String {
@@ -77,16 +53,8 @@ fn concrete(template: &str) -> String {
 fn openapi_json_describes_every_served_path() {
     let w = Workdir::new();
     let worker = w.worker("");
-    let mut run = Running(w.spawn(&[&worker]));
-    let mut port = None;
-    wait_for("the REST API to listen", STARTUP, || {
-        if let Ok(Some(status)) = run.0.try_wait() {
-            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
-        }
-        port = rest_port(&w.log());
-        port.is_some()
-    });
-    let c = Client::local(port.unwrap_or_else(|| unreachable!()));
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
 
     let r = c.get("/openapi.json");
     assert_eq!(r.status, 200, "{}", r.body);
@@ -139,6 +107,6 @@ fn openapi_json_describes_every_served_path() {
         }
     }
 
-    let status = terminate(&mut run.0, STARTUP);
+    let status = terminate(&mut run.child, STARTUP);
     assert!(status.success(), "worker exit {status}; log:\n{}", w.log());
 }

@@ -4,58 +4,13 @@
 
 mod support;
 
-use std::process::Child;
-use std::time::Duration;
-
 use serde_json::{json, Value};
-use support::http::{Client, Response};
+use support::http::Response;
+use support::rest::start;
 use support::*;
 
-const STARTUP: Duration = Duration::from_secs(60);
 const SOURCE_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 const SOURCE_VALIDATE: &str = "/connector-plugins/FileStreamSource/config/validate";
-
-/// A running worker that is killed when the test ends.
-struct Running {
-    child: Child,
-    client: Client,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// The port of `REST API listening on http://127.0.0.1:PORT` in a log.
-fn rest_port(log: &str) -> Option<u16> {
-    let marker = "REST API listening on http://127.0.0.1:";
-    let at = log.find(marker)? + marker.len();
-    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-/// Starts `connect-rs standalone` with only a worker file and waits for its REST API.
-fn start(w: &Workdir) -> Running {
-    let worker = w.worker("");
-    let mut child = w.spawn(&[&worker]);
-    let mut port = None;
-    wait_for("the REST API to listen", STARTUP, || {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("connect-rs exited with {status}; its log:\n{}", w.log());
-        }
-        port = rest_port(&w.log());
-        port.is_some()
-    });
-    let port = port.unwrap_or_else(|| unreachable!());
-    Running {
-        child,
-        client: Client::local(port),
-    }
-}
 
 #[track_caller]
 fn check(r: &Response, status: u16, body: &Value) {
@@ -120,7 +75,8 @@ fn tasks_max_info() -> Value {
 #[test]
 fn plugin_config_lists_plugin_keys_then_framework_keys() {
     let w = Workdir::new();
-    let run = start(&w);
+    let worker = w.worker("");
+    let run = start(&w, &[&worker]);
     let c = run.client;
 
     let r = c.get("/connector-plugins/FileStreamSource/config");
@@ -220,7 +176,8 @@ fn plugin_config_lists_plugin_keys_then_framework_keys() {
 #[test]
 fn validate_reports_every_problem_on_its_key() {
     let w = Workdir::new();
-    let run = start(&w);
+    let worker = w.worker("");
+    let run = start(&w, &[&worker]);
     let c = run.client;
 
     // A valid configuration: no errors, defaults filled in.

@@ -253,7 +253,7 @@ fn run_tool(class: &str, args: &[&str], input: &[u8], timeout: Duration) -> Outp
                 String::from_utf8_lossy(&stderr)
             );
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::park_timeout(Duration::from_millis(20)); // poll interval of a bounded wait
     };
     let _ = writer.join();
     Output {

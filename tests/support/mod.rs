@@ -5,6 +5,7 @@
 
 pub mod http;
 pub mod kafka;
+pub mod rest;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -83,7 +84,10 @@ impl Workdir {
     /// The `connect-rs` command, run in this dir.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(binary());
-        cmd.args(args).current_dir(self.dir.path());
+        // Tests read log lines at the default level, whatever the caller's environment says.
+        cmd.args(args)
+            .env_remove("RUST_LOG")
+            .current_dir(self.dir.path());
         cmd
     }
 
@@ -130,6 +134,7 @@ impl Workdir {
         let mut cmd = Command::new(binary());
         cmd.arg("standalone")
             .args(files)
+            .env_remove("RUST_LOG")
             .current_dir(self.dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::from(log));
