@@ -289,3 +289,27 @@ fn a_group_rebalance_between_sink_tasks_drains_without_duplicates() {
     }
     assert!(seen.iter().all(|s| *s), "lines are missing");
 }
+
+#[test]
+fn a_sink_subscribes_by_topics_regex() {
+    let broker = broker();
+    let w = Workdir::new();
+    let prefix = Broker::unique("rx");
+    let topic = format!("{prefix}-a");
+    broker.create_topic(&topic, 1);
+    let input = w.write("in.txt", "matched\n");
+    let worker = kafka_worker(&w, &broker, "");
+    let source = w.source(&Broker::unique("src"), &input, &topic);
+    let output = w.path("out.txt");
+    let sink = w.write(
+        "dst.properties",
+        format!(
+            "name={}\nconnector.class=FileStreamSink\nfile={}\ntopics.regex={prefix}-.*\n",
+            Broker::unique("dst"),
+            output.display()
+        ),
+    );
+    let out = w.run_until_idle("1s", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "matched\n");
+}

@@ -99,11 +99,11 @@ pub fn connector_spec(
                 .string("topics.regex")
                 .filter(|r| !r.is_empty())
             {
-                Some(pattern) => Subscription::Pattern(
-                    regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+                Some(pattern) => {
+                    Subscription::Pattern(regex::Regex::new(pattern).map_err(|e| {
                         SpecError::Other(format!("Invalid topics.regex in {}: {e}", file.display()))
-                    })?,
-                ),
+                    })?)
+                }
                 None => Subscription::Topics(config.values().list("topics").to_vec()),
             },
         ),
