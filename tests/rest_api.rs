@@ -783,3 +783,50 @@ fn secrets_show_as_hidden_but_are_kept() {
     assert_eq!(body["producer.override.ssl.key.password"], "[hidden]");
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
 }
+
+#[test]
+fn restarting_one_task_leaves_the_others_running() {
+    let w = Workdir::new();
+    let worker = w.worker("num.partitions=2");
+    let output = w.path("out.txt");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let sink = json!({"connector.class": "FileStreamSink", "file": output, "topics": "t", "tasks.max": "2"});
+    assert_eq!(
+        c.post("/connectors", &json!({"name": "dst", "config": sink}))
+            .status,
+        201
+    );
+    wait_for("both tasks RUNNING", STARTUP, || {
+        let s = c.get("/connectors/dst/status").json();
+        s["tasks"][0]["state"] == "RUNNING" && s["tasks"][1]["state"] == "RUNNING"
+    });
+    assert_eq!(
+        c.send("POST", "/connectors/dst/tasks/1/restart", None)
+            .status,
+        204
+    );
+    wait_for("task 1 stopped and started again", STARTUP, || {
+        w.log()
+            .contains("task{connector=dst task=1}: Task stopped.")
+    });
+    assert!(
+        !w.log()
+            .contains("task{connector=dst task=0}: Task stopped."),
+        "{}",
+        w.log()
+    );
+    let s = c.get("/connectors/dst/status").json();
+    assert_eq!(s["tasks"][0]["state"], "RUNNING", "{s}");
+    assert_eq!(s["tasks"][1]["state"], "RUNNING", "{s}");
+    // onlyFailed with nothing failed: 202 and nothing restarts.
+    let r = c.send(
+        "POST",
+        "/connectors/dst/restart?includeTasks=true&onlyFailed=true",
+        None,
+    );
+    assert_eq!(r.status, 202);
+    assert_eq!(r.json()["tasks"][0]["state"], "RUNNING");
+    assert_eq!(r.json()["connector"]["state"], "RUNNING");
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+}

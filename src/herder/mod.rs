@@ -89,6 +89,7 @@ pub(crate) enum Request {
         auto_stop: bool,
         reply: oneshot::Sender<Result<String, HerderError>>,
     },
+    RestartTask(String, u32, oneshot::Sender<Result<(), HerderError>>),
     Topics(
         String,
         bool,
@@ -292,17 +293,9 @@ impl HerderHandle {
     /// # Errors
     /// NotFound (`Unknown connector: <c>` / `Unknown task: <c>-<t>`).
     pub async fn restart_task(&self, name: &str, task: u32) -> Result<(), HerderError> {
-        let info = self
-            .connector_info(name)
+        self.ask(|r| Request::RestartTask(name.to_owned(), task, r))
             .await
-            .map_err(|_| HerderError::NotFound(format!("Unknown connector: {name}")))?;
-        if !info.tasks.iter().any(|t| t.task == task) {
-            return Err(HerderError::NotFound(format!(
-                "Unknown task: {name}-{task}"
-            )));
-        }
-        // Tasks of a connector restart together here; each resumes from its committed offsets.
-        self.restart_connector(name, true, false).await.map(|_| ())
+            .unwrap_or_else(|| Err(gone()))
     }
 
     /// A connector's offsets, `{"offsets": [{"partition": {..}, "offset": {..}}]}` (KIP-875).

@@ -254,6 +254,9 @@ impl StandaloneHerder {
                 } => {
                     let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
                 }
+                Request::RestartTask(name, task, reply) => {
+                    let _ = reply.send(self.restart_task(&name, task).await);
+                }
                 Request::Topics(name, reset, reply) => {
                     let _ = reply.send(self.connector_topics(&name, reset));
                 }
@@ -359,10 +362,18 @@ impl StandaloneHerder {
                 t.state = "RESTARTING".to_owned();
             }
         }
-        if connector_restarts || !task_restarts.is_empty() {
-            // Connector and tasks restart together here; tasks resume from committed offsets.
+        if connector_restarts && status.connector.state == "FAILED" {
+            // The connector never started: start it (and so its tasks) again.
             self.worker.stop_connector(name).await;
             self.start_stored(name).await;
+        } else {
+            // The connector instance only planned the tasks; the selected tasks restart alone,
+            // each from its committed offsets.
+            for id in task_restarts {
+                self.restart_task(name, id).await?;
+            }
+        }
+        if connector_restarts {
             info!(connector = %name, "Connector restarted.");
         }
         Ok((include_tasks || only_failed).then_some(reply))
@@ -397,6 +408,21 @@ impl StandaloneHerder {
                 (k.clone(), shown)
             })
             .collect()
+    }
+
+    async fn restart_task(&mut self, name: &str, task: u32) -> Result<(), HerderError> {
+        if !self.connectors.contains_key(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+        }
+        match self.worker.restart_task(name, task).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(HerderError::NotFound(format!(
+                "Unknown task: {name}-{task}"
+            ))),
+            Err(e) => Err(HerderError::Internal(format!(
+                "Task {name}-{task} could not be restarted: {e}"
+            ))),
+        }
     }
 
     fn connector_topics(&mut self, name: &str, reset: bool) -> Result<Vec<String>, HerderError> {

@@ -88,6 +88,8 @@ struct RunningTask {
     cancel: CancellationToken,
     activity: Arc<TaskActivity>,
     handle: JoinHandle<()>,
+    /// Builds the task again (restarts).
+    factory: Arc<TaskFactory>,
 }
 
 /// What the worker knows of one task, for status reports.
@@ -222,9 +224,61 @@ impl Worker {
                 cancel,
                 activity,
                 handle,
+                factory: factory.clone(),
             });
         }
         Ok(())
+    }
+
+    /// Restarts one task of connector `name`: stops it (cooperatively, then by force after the
+    /// graceful timeout) and starts a new instance, which resumes from the committed offsets.
+    /// Returns whether the task exists.
+    ///
+    /// # Errors
+    /// When the new instance cannot be built (its converters or client).
+    pub async fn restart_task(&mut self, name: &str, id: u32) -> Result<bool, ConnectError> {
+        let Some(index) = self
+            .tasks
+            .iter()
+            .position(|t| t.connector == name && t.id == id)
+        else {
+            return Ok(false);
+        };
+        let old = self.tasks.remove(index);
+        let (factory, config) = (old.factory.clone(), old.config.clone());
+        let used = old.activity.take_topics();
+        self.retired_topics
+            .entry(name.to_owned())
+            .or_default()
+            .extend(used);
+        stop_tasks(vec![old], self.settings.graceful_shutdown_timeout).await;
+        let i = usize::try_from(id).unwrap_or(usize::MAX);
+        let activity = Arc::new(TaskActivity::new(format!("{name}-{id}")));
+        let cancel = self.cancel.child_token();
+        let first = factory.build(i, config.clone(), cancel.clone(), activity.clone())?;
+        let span = info_span!("task", connector = %name, task = i);
+        let handle = tokio::spawn(
+            supervise(
+                factory.clone(),
+                i,
+                config.clone(),
+                first,
+                cancel.clone(),
+                activity.clone(),
+            )
+            .instrument(span),
+        );
+        info!(connector = %name, task = id, "Task restarted.");
+        self.tasks.push(RunningTask {
+            connector: name.to_owned(),
+            id,
+            config,
+            cancel,
+            activity,
+            handle,
+            factory,
+        });
+        Ok(true)
     }
 
     /// Takes the topics connector `name`'s tasks used since the last call (also those of its
