@@ -21,7 +21,7 @@ use crate::storage::FileOffsetStore;
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
 use crate::topics::TopicBackend;
-use crate::worker::{Worker, WorkerSettings};
+use crate::worker::Worker;
 
 /// Runs `standalone`.
 ///
@@ -60,12 +60,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
     info!(offsets = %offsets_path.display(), "Standalone worker started.");
 
-    let settings = WorkerSettings {
-        offset_flush_interval: worker_config.offset_flush_interval(),
-        offset_flush_timeout: worker_config.offset_flush_timeout(),
-        graceful_shutdown_timeout: worker_config.task_shutdown_graceful_timeout(),
-        restart: worker_config.restart_policy(),
-    };
+    let settings = worker_config.worker_settings();
     let worker = Worker::new(
         settings,
         plugins.clone(),

@@ -754,6 +754,16 @@ impl WorkerConfig {
             .unwrap_or(1)
     }
 
+    /// What the task loops need: flush and shutdown timing, and the restart policy.
+    pub fn worker_settings(&self) -> crate::worker::WorkerSettings {
+        crate::worker::WorkerSettings {
+            offset_flush_interval: self.offset_flush_interval(),
+            offset_flush_timeout: self.offset_flush_timeout(),
+            graceful_shutdown_timeout: self.task_shutdown_graceful_timeout(),
+            restart: self.restart_policy(),
+        }
+    }
+
     /// The `task.restart.*` keys: automatic restarts of tasks after retriable failures.
     pub fn restart_policy(&self) -> crate::worker::RestartPolicy {
         let ms = |key: &str, default: u64| {

@@ -261,7 +261,7 @@ impl StandaloneHerder {
                     let _ = reply.send(self.connector_topics(&name, reset));
                 }
                 Request::IdleFor(d, reply) => {
-                    let idle = self.worker.activities().iter().all(|a| a.idle_for(d));
+                    let idle = self.worker.all_idle_for(d);
                     let _ = reply.send(idle);
                 }
                 Request::Shutdown(reply) => {

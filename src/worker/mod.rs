@@ -304,11 +304,6 @@ impl Worker {
         self.topics.clone()
     }
 
-    /// Whether `name` is running here.
-    pub fn has_connector(&self, name: &str) -> bool {
-        self.connectors.iter().any(|(n, _)| n == name)
-    }
-
     /// The tasks of connector `name`, by id.
     pub fn task_reports(&self, name: &str) -> Vec<TaskReport> {
         let mut reports: Vec<_> = self
@@ -347,21 +342,9 @@ impl Worker {
         report
     }
 
-    /// The activity cells of every task.
-    pub fn activities(&self) -> Vec<Arc<TaskActivity>> {
-        self.tasks.iter().map(|t| t.activity.clone()).collect()
-    }
-
-    /// Resolves once every task has been idle (or has ended) for `d`.
-    pub async fn idle_for(&self, d: Duration) {
-        let activities = self.activities();
-        let tick = (d / 10).clamp(Duration::from_millis(10), Duration::from_millis(100));
-        loop {
-            if activities.iter().all(|a| a.idle_for(d)) {
-                return;
-            }
-            tokio::time::sleep(tick).await;
-        }
+    /// Whether every task has been idle (or has ended) for `d`.
+    pub fn all_idle_for(&self, d: Duration) -> bool {
+        self.tasks.iter().all(|t| t.activity.idle_for(d))
     }
 
     /// Stops every task (cooperatively, then by force after the graceful timeout, naming the
