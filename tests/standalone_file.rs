@@ -6,37 +6,50 @@ use std::time::Duration;
 
 use support::*;
 
-#[test]
-fn the_readme_example_copies_the_input_to_the_output() {
-    let w = Workdir::new();
+/// Copies the example job (`worker`, `source`, `sink` and `input.txt`) into `w/examples/` with a
+/// free REST port (tests run in parallel), runs it until idle, and returns the output's bytes.
+/// The example files name their paths relative to the working directory, as Kafka's do.
+fn run_example(
+    w: &Workdir,
+    [worker, source, sink]: [&str; 3],
+    listeners: &str,
+    output: &str,
+) -> Vec<u8> {
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     std::fs::create_dir_all(w.path("examples")).unwrap();
-    for name in [
-        "worker.properties",
-        "file-source.properties",
-        "file-sink.properties",
-        "input.txt",
-    ] {
+    for name in [worker, source, sink, "input.txt"] {
         std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
     }
-    // Tests run in parallel: a free port for the REST API instead of the default 8083.
-    let mut worker = std::fs::read_to_string(w.path("examples/worker.properties")).unwrap();
-    worker.push_str("\nlisteners=http://127.0.0.1:0\n");
-    std::fs::write(w.path("examples/worker.properties"), worker).unwrap();
-    // The example files name their paths relative to the working directory (as Kafka's do).
+    let worker_path = w.path(&format!("examples/{worker}"));
+    let content = std::fs::read_to_string(&worker_path).unwrap();
+    // A top-level key goes first (in TOML, later keys belong to the last table).
+    std::fs::write(&worker_path, format!("{listeners}\n{content}")).unwrap();
     let out = w.run_until_idle(
         "300ms",
         &[
-            &w.path("examples/worker.properties"),
-            &w.path("examples/file-source.properties"),
-            &w.path("examples/file-sink.properties"),
+            &worker_path,
+            &w.path(&format!("examples/{source}")),
+            &w.path(&format!("examples/{sink}")),
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        std::fs::read(w.path("examples/output.txt")).unwrap(),
-        std::fs::read(w.path("examples/input.txt")).unwrap()
+    std::fs::read(w.path(&format!("examples/{output}"))).unwrap()
+}
+
+#[test]
+fn the_readme_example_copies_the_input_to_the_output() {
+    let w = Workdir::new();
+    let output = run_example(
+        &w,
+        [
+            "worker.properties",
+            "file-source.properties",
+            "file-sink.properties",
+        ],
+        "listeners=http://127.0.0.1:0",
+        "output.txt",
     );
+    assert_eq!(output, std::fs::read(w.path("examples/input.txt")).unwrap());
     // The embedded log lives where the worker file says.
     assert!(w.path("connect-rs-data/connect.offsets.json").exists());
 }
@@ -44,36 +57,13 @@ fn the_readme_example_copies_the_input_to_the_output() {
 #[test]
 fn the_toml_example_runs_the_same_job() {
     let w = Workdir::new();
-    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    std::fs::create_dir_all(w.path("examples")).unwrap();
-    for name in [
-        "worker.toml",
-        "file-source.toml",
-        "file-sink.toml",
-        "input.txt",
-    ] {
-        std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
-    }
-    // Tests run in parallel: a free port for the REST API (a top-level key goes first in TOML).
-    let worker = std::fs::read_to_string(w.path("examples/worker.toml")).unwrap();
-    std::fs::write(
-        w.path("examples/worker.toml"),
-        format!("listeners = \"http://127.0.0.1:0\"\n{worker}"),
-    )
-    .unwrap();
-    let out = w.run_until_idle(
-        "300ms",
-        &[
-            &w.path("examples/worker.toml"),
-            &w.path("examples/file-source.toml"),
-            &w.path("examples/file-sink.toml"),
-        ],
+    let output = run_example(
+        &w,
+        ["worker.toml", "file-source.toml", "file-sink.toml"],
+        "listeners = \"http://127.0.0.1:0\"",
+        "output-toml.txt",
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        std::fs::read(w.path("examples/output-toml.txt")).unwrap(),
-        std::fs::read(w.path("examples/input.txt")).unwrap()
-    );
+    assert_eq!(output, std::fs::read(w.path("examples/input.txt")).unwrap());
 }
 
 #[test]
