@@ -581,10 +581,7 @@ fn scripted_lifecycle_scenario_with_offsets_rewind() {
         reset.json(),
         json!({"message": "The offsets for this connector have been reset successfully"})
     );
-    assert_eq!(
-        c.get("/connectors/dst/status").json()["connector"]["state"],
-        "RUNNING"
-    );
+    assert_eq!(connector_state(&c, "dst"), "RUNNING");
     wait_for("the sink re-read both topics", STARTUP, || {
         out().lines().count() == 8 + 3 + 5
     });
@@ -604,11 +601,7 @@ fn connectors_created_over_rest_survive_a_restart_with_a_configs_file() {
     let mut run = start(&w, &[&worker]);
     let c = run.client;
     let config = json!({"connector.class": "FileStreamSource", "file": input, "topic": "t"});
-    assert_eq!(
-        c.post("/connectors", &json!({"name": "kept", "config": config}))
-            .status,
-        201
-    );
+    create(&c, "kept", &config);
     assert_eq!(c.send("PUT", "/connectors/kept/pause", None).status, 202);
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
     let stored: Value = serde_json::from_slice(&std::fs::read(&configs).unwrap()).unwrap();
@@ -624,10 +617,7 @@ fn connectors_created_over_rest_survive_a_restart_with_a_configs_file() {
     let mut run = start(&w, &[&worker]);
     let c = run.client;
     assert_eq!(c.get("/connectors").json(), json!(["kept"]));
-    assert_eq!(
-        c.get("/connectors/kept/status").json()["connector"]["state"],
-        "PAUSED"
-    );
+    assert_eq!(connector_state(&c, "kept"), "PAUSED");
     assert_eq!(c.send("DELETE", "/connectors/kept", None).status, 204);
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
     let stored: Value = serde_json::from_slice(&std::fs::read(&configs).unwrap()).unwrap();
@@ -643,36 +633,23 @@ fn a_connector_created_paused_starts_only_when_resumed() {
     let mut run = start(&w, &[&worker]);
     let c = run.client;
     let sink = json!({"connector.class": "FileStreamSink", "file": output, "topics": "t"});
-    assert_eq!(
-        c.post("/connectors", &json!({"name": "dst", "config": sink}))
-            .status,
-        201
-    );
+    create(&c, "dst", &sink);
     let source = json!({"connector.class": "FileStreamSource", "file": input, "topic": "t"});
     let created = c.post(
         "/connectors",
         &json!({"name": "src", "config": source, "initial_state": "paused"}),
     );
     assert_eq!(created.status, 201, "{}", created.body);
-    assert_eq!(
-        c.get("/connectors/src/status").json()["connector"]["state"],
-        "PAUSED"
-    );
+    assert_eq!(connector_state(&c, "src"), "PAUSED");
     let stopped = c.post(
         "/connectors",
         &json!({"name": "off", "config": {"connector.class": "FileStreamSource", "file": input, "topic": "u"}, "initial_state": "STOPPED"}),
     );
     assert_eq!(stopped.status, 201, "{}", stopped.body);
-    assert_eq!(
-        c.get("/connectors/off/status").json()["connector"]["state"],
-        "STOPPED"
-    );
+    assert_eq!(connector_state(&c, "off"), "STOPPED");
     // A PUT while paused keeps it paused.
     assert_eq!(c.put("/connectors/src/config", &source).status, 200);
-    assert_eq!(
-        c.get("/connectors/src/status").json()["connector"]["state"],
-        "PAUSED"
-    );
+    assert_eq!(connector_state(&c, "src"), "PAUSED");
     assert_eq!(c.send("PUT", "/connectors/src/resume", None).status, 202);
     wait_for("the line once resumed", STARTUP, || {
         std::fs::read_to_string(&output).unwrap_or_default() == "p\n"
@@ -689,17 +666,9 @@ fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
     let mut run = start(&w, &[&worker]);
     let c = run.client;
     let source = json!({"connector.class": "FileStreamSource", "file": input, "topic": "tracked"});
-    assert_eq!(
-        c.post("/connectors", &json!({"name": "src", "config": source}))
-            .status,
-        201
-    );
+    create(&c, "src", &source);
     let sink = json!({"connector.class": "FileStreamSink", "file": output, "topics": "tracked"});
-    assert_eq!(
-        c.post("/connectors", &json!({"name": "dst", "config": sink}))
-            .status,
-        201
-    );
+    create(&c, "dst", &sink);
     wait_for("the line", STARTUP, || {
         std::fs::read_to_string(&output).unwrap_or_default() == "one\n"
     });
@@ -792,11 +761,7 @@ fn restarting_one_task_leaves_the_others_running() {
     let mut run = start(&w, &[&worker]);
     let c = run.client;
     let sink = json!({"connector.class": "FileStreamSink", "file": output, "topics": "t", "tasks.max": "2"});
-    assert_eq!(
-        c.post("/connectors", &json!({"name": "dst", "config": sink}))
-            .status,
-        201
-    );
+    create(&c, "dst", &sink);
     wait_for("both tasks RUNNING", STARTUP, || {
         let s = c.get("/connectors/dst/status").json();
         s["tasks"][0]["state"] == "RUNNING" && s["tasks"][1]["state"] == "RUNNING"
@@ -829,4 +794,16 @@ fn restarting_one_task_leaves_the_others_running() {
     assert_eq!(r.json()["tasks"][0]["state"], "RUNNING");
     assert_eq!(r.json()["connector"]["state"], "RUNNING");
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+}
+
+/// Creates connector `name` with `config` by POST, expecting 201.
+#[track_caller]
+fn create(c: &Client, name: &str, config: &Value) {
+    let r = c.post("/connectors", &json!({"name": name, "config": config}));
+    assert_eq!(r.status, 201, "{}", r.body);
+}
+
+/// The state of connector `name` in its status.
+fn connector_state(c: &Client, name: &str) -> Value {
+    c.get(&format!("/connectors/{name}/status")).json()["connector"]["state"].clone()
 }
