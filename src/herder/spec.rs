@@ -8,7 +8,7 @@ use tracing::warn;
 use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
 use crate::topics::topic_creation::TopicCreation;
-use crate::topics::Subscription;
+use crate::topics::{Subscription, TopicPattern};
 use crate::worker::{ConnectorSpec, ConverterConfig};
 
 /// Why a connector configuration cannot be started.
@@ -100,7 +100,7 @@ pub fn connector_spec(
                 .filter(|r| !r.is_empty())
             {
                 Some(pattern) => {
-                    Subscription::Pattern(regex::Regex::new(pattern).map_err(|e| {
+                    Subscription::Pattern(TopicPattern::new(pattern).map_err(|e| {
                         SpecError::Other(format!("Invalid topics.regex in {}: {e}", file.display()))
                     })?)
                 }

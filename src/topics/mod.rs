@@ -56,9 +56,59 @@ pub struct ConsumedRecord {
 pub enum Subscription {
     /// These topics (created if absent).
     Topics(Vec<String>),
-    /// Every topic whose whole name matches this regular expression (`topics.regex`, not
-    /// anchored), now or later.
-    Pattern(regex::Regex),
+    /// Every topic whose whole name matches this `topics.regex`, now or later.
+    Pattern(TopicPattern),
+}
+
+/// A `topics.regex`: the pattern as written (for clients with their own regex engine) and a
+/// regex that matches whole topic names.
+#[derive(Debug, Clone)]
+pub struct TopicPattern {
+    source: String,
+    whole: regex::Regex,
+}
+
+impl TopicPattern {
+    /// The pattern `pattern`, matched against whole topic names.
+    ///
+    /// # Errors
+    /// When it is not a valid regular expression.
+    pub fn new(pattern: &str) -> Result<Self, regex::Error> {
+        Ok(Self {
+            source: pattern.to_owned(),
+            whole: regex::Regex::new(&format!("^(?:{pattern})$"))?,
+        })
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the whole of `topic` matches.
+    pub fn matches(&self, topic: &str) -> bool {
+        self.whole.is_match(topic)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pattern_matches_whole_topic_names_only() {
+        let p = TopicPattern::new("a|ab").unwrap();
+        assert!(
+            p.matches("ab"),
+            "an alternative that matches the whole name counts"
+        );
+        assert!(p.matches("a"));
+        assert!(!p.matches("abc"));
+        assert!(!p.matches("xab"));
+        assert_eq!(p.as_str(), "a|ab");
+        assert!(Subscription::Pattern(p).matches("ab"));
+        assert!(Subscription::Topics(vec!["t".into()]).matches("t"));
+    }
 }
 
 /// Partitions taken away from a consumer by a group rebalance. The sink finishes what it
@@ -199,9 +249,7 @@ impl Subscription {
     pub fn matches(&self, topic: &str) -> bool {
         match self {
             Self::Topics(t) => t.iter().any(|x| x == topic),
-            Self::Pattern(p) => p
-                .find(topic)
-                .is_some_and(|m| m.start() == 0 && m.end() == topic.len()),
+            Self::Pattern(p) => p.matches(topic),
         }
     }
 }

@@ -14,12 +14,13 @@ use super::reader::Cursor;
 use super::MAX_POLL_BYTES;
 use crate::topics::{
     ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer, TopicError, TopicPartition,
+    TopicPattern,
 };
 
-/// What the consumer subscribed to (a pattern anchored to match whole names).
+/// What the consumer subscribed to.
 enum Subscribed {
     Topics(Vec<String>),
-    Pattern(regex::Regex),
+    Pattern(TopicPattern),
 }
 
 /// One assigned partition and the read position in it.
@@ -92,12 +93,7 @@ impl LocalConsumer {
                 }
             }
             Subscribed::Pattern(pattern) => {
-                for name in self
-                    .log
-                    .topic_names()
-                    .iter()
-                    .filter(|n| pattern.is_match(n))
-                {
+                for name in self.log.topic_names().iter().filter(|n| pattern.matches(n)) {
                     topics.extend(self.log.topic(name));
                 }
             }
@@ -172,16 +168,7 @@ impl TopicConsumer for LocalConsumer {
     async fn subscribe(&mut self, subscription: Subscription) -> Result<(), TopicError> {
         self.subscribed = Some(match subscription {
             Subscription::Topics(names) => Subscribed::Topics(names),
-            Subscription::Pattern(pattern) => {
-                let anchored =
-                    regex::Regex::new(&format!("^(?:{})$", pattern.as_str())).map_err(|e| {
-                        TopicError::Other(format!(
-                            "invalid topic pattern {}: {e}",
-                            pattern.as_str()
-                        ))
-                    })?;
-                Subscribed::Pattern(anchored)
-            }
+            Subscription::Pattern(pattern) => Subscribed::Pattern(pattern),
         });
         self.assigned.clear();
         self.assign()

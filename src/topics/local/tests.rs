@@ -428,7 +428,9 @@ async fn a_pattern_subscription_picks_up_topics_created_later() {
     .await;
     let mut consumer = log.consumer("g", 0, 1);
     consumer
-        .subscribe(Subscription::Pattern(regex::Regex::new("logs-.*").unwrap()))
+        .subscribe(Subscription::Pattern(
+            crate::topics::TopicPattern::new("logs-.*").unwrap(),
+        ))
         .await
         .unwrap();
     assert_eq!(consumer.assignment(), vec![tp("logs-a", 0)]);
