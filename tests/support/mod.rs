@@ -5,6 +5,7 @@
 
 pub mod http;
 pub mod kafka;
+pub mod kafka_connect;
 pub mod rest;
 
 use std::path::{Path, PathBuf};
