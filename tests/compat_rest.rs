@@ -283,7 +283,7 @@ fn diff(path: &str, kafka: &Value, ours: &Value, out: &mut Vec<(String, Value, V
                 names.sort();
                 names.dedup();
                 for name in names {
-                    let p = format!("{path}[name={name}]");
+                    let p = format!("{path}[{name}]");
                     match (by_name(&kn, name), by_name(&on, name)) {
                         (Some(a), Some(b)) => diff(&p, a, b, out),
                         (Some(a), None) => out.push((p, a.clone(), absent())),
@@ -314,8 +314,9 @@ fn by_name<'a>(items: &[(String, &'a Value)], name: &str) -> Option<&'a Value> {
     items.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
 }
 
-/// The elements of an array of named objects (`{"name": ..}` or `{"definition": {"name": ..}}`,
-/// as in plugin configs and validation results), by name; `None` for other arrays.
+/// The elements of an array of named objects, by label: `name=N` for `{"name": N}` or
+/// `{"definition": {"name": N}}` (plugin configs, validation results), `TYPE:CLASS` for
+/// `{"class": CLASS, "type": TYPE}` (plugin lists); `None` for other arrays.
 fn named(items: &[Value]) -> Option<Vec<(String, &Value)>> {
     if items.is_empty() {
         return None;
@@ -323,8 +324,12 @@ fn named(items: &[Value]) -> Option<Vec<(String, &Value)>> {
     items
         .iter()
         .map(|v| {
-            let name = v.get("name").or_else(|| v.get("definition")?.get("name"))?;
-            Some((name.as_str()?.to_owned(), v))
+            let label = if let Some(name) = v.get("name").or_else(|| v.get("definition")?.get("name")) {
+                format!("name={}", name.as_str()?)
+            } else {
+                format!("{}:{}", v.get("type")?.as_str()?, v.get("class")?.as_str()?)
+            };
+            Some((label, v))
         })
         .collect()
 }

@@ -465,7 +465,7 @@ fn pause_resume_restart_and_stop_over_rest() {
     assert_eq!(unknown_task.status, 404);
     assert_eq!(
         unknown_task.json(),
-        json!({"error_code": 404, "message": "Unknown task: src-7"})
+        json!({"error_code": 404, "message": "Task src-7 not found"})
     );
     let unknown = c.send("POST", "/connectors/nope/restart", None);
     assert_eq!(

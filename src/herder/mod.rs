@@ -291,7 +291,7 @@ impl HerderHandle {
     /// Restarts one task; it resumes from the last committed offsets.
     ///
     /// # Errors
-    /// NotFound (`Unknown connector: <c>` / `Unknown task: <c>-<t>`).
+    /// NotFound (`Unknown connector: <c>` / `Task <c>-<t> not found`).
     pub async fn restart_task(&self, name: &str, task: u32) -> Result<(), HerderError> {
         self.ask(|r| Request::RestartTask(name.to_owned(), task, r))
             .await

@@ -416,8 +416,9 @@ impl StandaloneHerder {
         }
         match self.worker.restart_task(name, task).await {
             Ok(true) => Ok(()),
+            // Kafka Connect's standalone herder: `Task <c>-<t> not found`.
             Ok(false) => Err(HerderError::NotFound(format!(
-                "Unknown task: {name}-{task}"
+                "Task {name}-{task} not found"
             ))),
             Err(e) => Err(HerderError::Internal(format!(
                 "Task {name}-{task} could not be restarted: {e}"

@@ -88,7 +88,7 @@ async fn restart_task(
 ) -> Result<StatusCode, RestError> {
     let task: i32 = task.parse().map_err(|_| RestError::unknown_path())?;
     let Ok(task) = u32::try_from(task) else {
-        return Err(HerderError::NotFound(format!("Unknown task: {name}-{task}")).into());
+        return Err(HerderError::NotFound(format!("Task {name}-{task} not found")).into());
     };
     complete(state.herder.restart_task(&name, task)).await?;
     Ok(StatusCode::NO_CONTENT)
