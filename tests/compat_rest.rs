@@ -324,11 +324,12 @@ fn named(items: &[Value]) -> Option<Vec<(String, &Value)>> {
     items
         .iter()
         .map(|v| {
-            let label = if let Some(name) = v.get("name").or_else(|| v.get("definition")?.get("name")) {
-                format!("name={}", name.as_str()?)
-            } else {
-                format!("{}:{}", v.get("type")?.as_str()?, v.get("class")?.as_str()?)
-            };
+            let label =
+                if let Some(name) = v.get("name").or_else(|| v.get("definition")?.get("name")) {
+                    format!("name={}", name.as_str()?)
+                } else {
+                    format!("{}:{}", v.get("type")?.as_str()?, v.get("class")?.as_str()?)
+                };
             Some((label, v))
         })
         .collect()
@@ -362,8 +363,7 @@ fn glob(pattern: &str, text: &str) -> bool {
         return pattern == text;
     }
     let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last)
-    {
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
         return false;
     }
     let mut rest = &text[first.len()..text.len() - last.len()];
@@ -656,7 +656,12 @@ fn script(h: &mut Harness) {
     h.step("info", "GET", "/connectors/source{sfx}", None);
     h.step("info-unknown", "GET", "/connectors/nope{sfx}", None);
     h.step("status", "GET", "/connectors/source{sfx}/status", None);
-    h.step("status-unknown", "GET", "/connectors/nope{sfx}/status", None);
+    h.step(
+        "status-unknown",
+        "GET",
+        "/connectors/nope{sfx}/status",
+        None,
+    );
     h.step("tasks", "GET", "/connectors/source{sfx}/tasks", None);
     h.step("tasks-sink", "GET", "/connectors/sink{sfx}/tasks", None);
     h.step(
@@ -725,7 +730,12 @@ fn script(h: &mut Harness) {
             || std::fs::read_to_string(&out).unwrap_or_default() == INPUT,
         );
     }
-    h.step("topics-source", "GET", "/connectors/source{sfx}/topics", None);
+    h.step(
+        "topics-source",
+        "GET",
+        "/connectors/source{sfx}/topics",
+        None,
+    );
     h.step("topics-sink", "GET", "/connectors/sink{sfx}/topics", None);
     h.step(
         "topics-reset",
@@ -743,7 +753,12 @@ fn script(h: &mut Harness) {
     // Pause and resume.
     h.step("pause", "PUT", "/connectors/source{sfx}/pause", None);
     h.settle_state(source, "PAUSED", Some(1));
-    h.step("status-paused", "GET", "/connectors/source{sfx}/status", None);
+    h.step(
+        "status-paused",
+        "GET",
+        "/connectors/source{sfx}/status",
+        None,
+    );
     h.step("resume", "PUT", "/connectors/source{sfx}/resume", None);
     h.settle_state(source, "RUNNING", Some(1));
     h.step(
@@ -755,9 +770,11 @@ fn script(h: &mut Harness) {
 
     // Offsets: readable while running; changes need the connector STOPPED.
     let position = INPUT.len() as u64;
-    h.settle("the source's offsets", "/connectors/source{sfx}/offsets", |o| {
-        o["offsets"][0]["offset"]["position"] == position
-    });
+    h.settle(
+        "the source's offsets",
+        "/connectors/source{sfx}/offsets",
+        |o| o["offsets"][0]["offset"]["position"] == position,
+    );
     h.step(
         "offsets-source-running",
         "GET",
@@ -863,7 +880,12 @@ fn script(h: &mut Harness) {
         "/connectors/sink{sfx}/offsets",
         None,
     );
-    h.step("resume-source", "PUT", "/connectors/source{sfx}/resume", None);
+    h.step(
+        "resume-source",
+        "PUT",
+        "/connectors/source{sfx}/resume",
+        None,
+    );
     h.step("resume-sink", "PUT", "/connectors/sink{sfx}/resume", None);
     h.settle_state(source, "RUNNING", Some(1));
     h.settle_state(sink, "RUNNING", Some(2));
@@ -971,7 +993,12 @@ fn script(h: &mut Harness) {
     );
     h.step("method-root", "DELETE", "/", None);
     h.step("method-connectors", "PUT", "/connectors", Some(json!({})));
-    h.step("method-connector", "POST", "/connectors/source{sfx}", Some(json!({})));
+    h.step(
+        "method-connector",
+        "POST",
+        "/connectors/source{sfx}",
+        Some(json!({})),
+    );
     h.step(
         "method-plugins",
         "POST",

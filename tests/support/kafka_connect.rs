@@ -153,8 +153,7 @@ impl KafkaConnect {
                 );
             }
             if let Ok(r) = self.client.try_send("GET", "/", None) {
-                if r.status == 200 && serde_json::from_str::<serde_json::Value>(&r.body).is_ok()
-                {
+                if r.status == 200 && serde_json::from_str::<serde_json::Value>(&r.body).is_ok() {
                     return;
                 }
             }
