@@ -164,7 +164,10 @@ fn a_leased_broker_runs_while_a_holder_lives_and_stops_when_none_does() {
     // The holder lives: the broker outlasts several watchdog rounds (one a second).
     let alive_until = std::time::Instant::now() + Duration::from_secs(4);
     while std::time::Instant::now() < alive_until {
-        assert!(running(broker), "the broker stopped while its lease holder lives");
+        assert!(
+            running(broker),
+            "the broker stopped while its lease holder lives"
+        );
         std::thread::park_timeout(Duration::from_millis(100));
     }
 
