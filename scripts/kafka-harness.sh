@@ -408,6 +408,7 @@ stop_watchdog() { # under the instance lock, not from the watchdog itself
 }
 
 cmd_watchdog() { # runs detached beside the broker; exits when the instance is stopped or pinned
+  log() { echo "kafka-harness: $(date -u +%Y-%m-%dT%H:%M:%SZ) $*" >&2; }
   log "watchdog $$ of instance $INSTANCE started"
   while :; do
     sleep "$WATCHDOG_INTERVAL"
@@ -467,6 +468,7 @@ cmd_start() {
     # Paused, or died: start again on the same ports and data.
     log "starting the broker again on its ports and data (instance $INSTANCE)"
     local t0=$SECONDS
+    rm -f "$PINNED" # a new broker process: pinned again below only when started by hand
     launch
     if wait_ready; then
       log "broker ready in $((SECONDS - t0)) s"
@@ -477,7 +479,7 @@ cmd_start() {
     log "restart on the old ports and data failed: starting from scratch"
     terminate "$(state_get pid)"
   fi
-  rm -f "$STATE"
+  rm -f "$STATE" "$PINNED"
   local t0=$SECONDS ports
   ports="$(free_ports)"
   write_config ${ports}
