@@ -9,7 +9,8 @@
 #   scripts/kafka-harness.sh status     print the state; exit 0 when the broker answers, 3 when not
 #   scripts/kafka-harness.sh pause      SIGTERM the broker, keep its data and ports (an outage)
 #   scripts/kafka-harness.sh resume     start it again on the same ports and data; prints bootstrap=...
-#   scripts/kafka-harness.sh stop       stop the broker(s), remove state and data
+#   scripts/kafka-harness.sh stop       stop the broker(s) and their watchdogs, remove state and data
+#   scripts/kafka-harness.sh watchdog   (internal) stop the instance once no lease holder lives
 #   scripts/kafka-harness.sh tools CLASS [ARGS...]
 #                                       run a Kafka tool class (stdin/stdout/stderr passed through), e.g.
 #                                       tools org.apache.kafka.tools.TopicCommand --bootstrap-server B --list
@@ -22,6 +23,14 @@
 #   KAFKA_HARNESS_HEAP       broker heap (default 512m)
 #   KAFKA_HARNESS_EXTRA_PROPS  extra server.properties lines, appended on a fresh start
 #   KAFKA_HARNESS_DIR        harness folder (default <repo>/target/kafka-harness)
+#   KAFKA_HARNESS_LEASE      space-separated pids that hold the broker (tests pass their own pid and
+#                            their parent cargo's): `start`/`resume` record them as a lease in
+#                            <instance>/leases/ and run a watchdog beside the broker that stops the
+#                            instance (like `stop`) as soon as no holder of any lease is alive. Without
+#                            it, `start` pins the broker: it runs until `stop`, as before.
+#
+# Leases let the test binaries of one `cargo test` run share a broker (cargo's pid keeps it up between
+# binaries) while nothing outlives the run.
 set -euo pipefail
 
 # The newest Apache Kafka 4.x that Maven Central serves here (checked: 4.4.0).
@@ -326,6 +335,99 @@ terminate() { # PID: SIGTERM, wait up to 60 s, then SIGKILL
   done
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# leases and the watchdog
+
+LEASES="$BASE/leases"
+PINNED="$BASE/pinned"
+WATCHDOG_PID="$BASE/watchdog.pid"
+WATCHDOG_INTERVAL=1
+
+start_time() { # PID -> the process's start time (field 22 of /proc/PID/stat), empty when gone
+  local stat rest f
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 0
+  rest="${stat##*) }"
+  read -r -a f <<<"$rest"
+  echo "${f[19]:-}"
+}
+
+holder_alive() { # PID START_TIME: the same process is still running (pids get reused)
+  [[ -n "$1" && -n "$2" && "$(start_time "$1")" == "$2" ]]
+}
+
+take_lease() { # records $KAFKA_HARNESS_LEASE as a lease (under the instance lock)
+  local pids=(${KAFKA_HARNESS_LEASE:-}) pid t lines=""
+  [[ ${#pids[@]} -gt 0 ]] || return 0
+  for pid in "${pids[@]}"; do
+    [[ "$pid" =~ ^[0-9]+$ ]] || die "bad pid '$pid' in KAFKA_HARNESS_LEASE"
+    t="$(start_time "$pid")"
+    [[ -n "$t" ]] && lines+="$pid $t"$'\n'
+  done
+  [[ -n "$lines" ]] || die "no process of KAFKA_HARNESS_LEASE ($KAFKA_HARNESS_LEASE) is running"
+  mkdir -p "$LEASES"
+  printf '%s' "$lines" >"$LEASES/${pids[0]}.tmp.$$"
+  mv "$LEASES/${pids[0]}.tmp.$$" "$LEASES/${pids[0]}"
+}
+
+live_leases() { # prints the number of leases with a live holder; removes dead ones
+  local f pid t n=0 alive
+  [[ -d "$LEASES" ]] || { echo 0; return; }
+  for f in "$LEASES"/*; do
+    [[ -f "$f" && "$f" != *.tmp.* ]] || continue
+    alive=0
+    while read -r pid t; do
+      if holder_alive "$pid" "$t"; then alive=1; break; fi
+    done <"$f"
+    if (( alive )); then n=$((n + 1)); else rm -f "$f"; fi
+  done
+  echo "$n"
+}
+
+is_watchdog() { # PID: alive and this instance's watchdog
+  local pid="$1"
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "kafka-harness.sh watchdog $BASE "
+}
+
+ensure_watchdog() { # under the instance lock: a leased, unpinned broker gets a watchdog
+  [[ -n "${KAFKA_HARNESS_LEASE:-}" && ! -f "$PINNED" ]] || return 0
+  is_watchdog "$(cat "$WATCHDOG_PID" 2>/dev/null)" && return 0
+  mkdir -p "$BASE/logs"
+  KAFKA_HARNESS_INSTANCE="$INSTANCE" KAFKA_HARNESS_DIR="$HARNESS_DIR" \
+    setsid nohup bash "$SCRIPT_DIR/kafka-harness.sh" watchdog "$BASE" \
+      </dev/null >>"$BASE/logs/watchdog.log" 2>&1 8>&- 9>&- &
+  echo "$!" >"$WATCHDOG_PID"
+}
+
+stop_watchdog() { # under the instance lock, not from the watchdog itself
+  local pid
+  pid="$(cat "$WATCHDOG_PID" 2>/dev/null)" || return 0
+  if [[ "$pid" != "$$" ]] && is_watchdog "$pid"; then kill -TERM "$pid" 2>/dev/null || true; fi
+  rm -f "$WATCHDOG_PID"
+}
+
+cmd_watchdog() { # runs detached beside the broker; exits when the instance is stopped or pinned
+  log() { echo "kafka-harness: $(date -u +%Y-%m-%dT%H:%M:%SZ) $*" >&2; }
+  log "watchdog $$ of instance $INSTANCE started"
+  while :; do
+    sleep "$WATCHDOG_INTERVAL"
+    [[ -f "$STATE" && ! -f "$PINNED" ]] || { log "watchdog $$: instance stopped or pinned; exiting"; exit 0; }
+    [[ "$(live_leases)" -gt 0 ]] && continue
+    lock_instance
+    # Checked again under the lock: a test may have just taken a lease.
+    if [[ -f "$STATE" && ! -f "$PINNED" && "$(live_leases)" -eq 0 ]]; then
+      log "watchdog $$: no lease holder of instance $INSTANCE is alive; stopping the broker"
+      terminate "$(state_get pid)"
+      rm -rf "$STATE" "$DATA" "$LEASES"
+      rm -f "$WATCHDOG_PID"
+      log "watchdog $$: broker stopped"
+      exit 0
+    fi
+    flock -u 9
+  done
+}
+
 lock_instance() {
   mkdir -p "$BASE"
   exec 9>"$BASE/lock"
@@ -337,6 +439,17 @@ print_bootstrap() { echo "bootstrap=$(state_get bootstrap)"; }
 # ---------------------------------------------------------------------------------------------
 # commands
 
+# After a successful start or resume (under the lock): pin the broker, or lease it.
+hold() {
+  if [[ -z "${KAFKA_HARNESS_LEASE:-}" ]]; then
+    touch "$PINNED"
+    stop_watchdog
+  else
+    take_lease
+    ensure_watchdog
+  fi
+}
+
 cmd_start() {
   need_java
   cmd_fetch
@@ -345,6 +458,7 @@ cmd_start() {
   pid="$(state_get pid)"
   if [[ -f "$STATE" ]] && is_our_broker "$pid"; then
     if answers "$(state_get bootstrap)" || wait_ready; then
+      hold
       print_bootstrap
       return 0
     fi
@@ -354,16 +468,18 @@ cmd_start() {
     # Paused, or died: start again on the same ports and data.
     log "starting the broker again on its ports and data (instance $INSTANCE)"
     local t0=$SECONDS
+    rm -f "$PINNED" # a new broker process: pinned again below only when started by hand
     launch
     if wait_ready; then
       log "broker ready in $((SECONDS - t0)) s"
+      hold
       print_bootstrap
       return 0
     fi
     log "restart on the old ports and data failed: starting from scratch"
     terminate "$(state_get pid)"
   fi
-  rm -f "$STATE"
+  rm -f "$STATE" "$PINNED"
   local t0=$SECONDS ports
   ports="$(free_ports)"
   write_config ${ports}
@@ -376,6 +492,7 @@ cmd_start() {
     die "Apache Kafka $KAFKA_VERSION broker did not start (logs: $BASE/logs/)"
   fi
   log "broker ready in $((SECONDS - t0)) s (instance $INSTANCE, logs in $BASE/logs/)"
+  hold
   print_bootstrap
 }
 
@@ -407,16 +524,18 @@ cmd_resume() {
   elif ! wait_ready; then
     die "the broker (pid $pid) runs but does not answer on $(state_get bootstrap)"
   fi
+  [[ -n "${KAFKA_HARNESS_LEASE:-}" ]] && { take_lease; ensure_watchdog; }
   print_bootstrap
 }
 
 stop_one() {
   lock_instance
+  stop_watchdog
   if [[ -f "$STATE" ]]; then
     terminate "$(state_get pid)"
     log "broker stopped (instance $INSTANCE)"
   fi
-  rm -rf "$STATE" "$DATA"
+  rm -rf "$STATE" "$DATA" "$LEASES" "$PINNED"
 }
 
 cmd_stop() {
@@ -458,7 +577,7 @@ cmd_tools() {
 }
 
 usage() {
-  sed -n '2,26s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,36s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -471,6 +590,7 @@ case "$cmd" in
   pause) cmd_pause ;;
   resume) cmd_resume ;;
   stop) cmd_stop ;;
+  watchdog) cmd_watchdog ;;
   tools) cmd_tools "$@" ;;
   *) usage ;;
 esac

@@ -1,15 +1,18 @@
 //! Shutdown signals: the first SIGINT/SIGTERM asks for a graceful stop; a second one exits at
-//! once.
+//! once, saying what the next start will process again.
 
 use tokio::signal::unix::{signal, SignalKind};
 use tracing::{error, info};
 
 /// Resolves at the first SIGINT or SIGTERM; after that, a second signal exits the process
-/// immediately with status 130.
+/// immediately with status 130, after logging the lines `repeated` returns: what the next
+/// start will process again (records whose offsets are not committed).
 ///
 /// # Errors
 /// When the signal handlers cannot be installed.
-pub async fn first_signal() -> std::io::Result<()> {
+pub async fn first_signal(
+    repeated: impl FnOnce() -> Vec<String> + Send + 'static,
+) -> std::io::Result<()> {
     let mut int = signal(SignalKind::interrupt())?;
     let mut term = signal(SignalKind::terminate())?;
     let name = tokio::select! {
@@ -25,7 +28,10 @@ pub async fn first_signal() -> std::io::Result<()> {
             _ = int.recv() => {}
             _ = term.recv() => {}
         }
-        error!("Second signal: exiting without waiting for tasks.");
+        error!("Second signal: exiting without waiting for tasks. On the next start:");
+        for line in repeated() {
+            error!("{line}");
+        }
         std::process::exit(130);
     });
     Ok(())

@@ -67,6 +67,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         Arc::new(offsets),
         topics.backend(),
     );
+    let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
     let mut herder =
         StandaloneHerder::new(worker, worker_config.clone(), plugins.clone(), worker_id);
@@ -95,7 +96,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     info!("REST API listening on http://{rest_addr}");
 
     let stopped_by = tokio::select! {
-        r = crate::shutdown::first_signal() => {
+        r = crate::shutdown::first_signal(move || board.repeated_on_next_start()) => {
             r.context("Could not install signal handlers").map_err(startup)?;
             "signal"
         }

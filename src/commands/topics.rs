@@ -23,7 +23,8 @@ const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
 /// Runs `topics`.
 ///
 /// # Errors
-/// When the worker file or the log cannot be read (exit 2), or the topic does not exist (1).
+/// When the worker file or the log cannot be read (exit 2; also a corrupt record met by `read`,
+/// after the records before it were printed), or the topic does not exist (1).
 pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
     let raw = load_file(&args.worker).map_err(|e| CommandError::new(EXIT_STARTUP, e))?;
     let dir = PathBuf::from(
@@ -96,9 +97,12 @@ pub async fn run(args: TopicsArgs) -> Result<(), CommandError> {
                     if room == 0 {
                         return Ok(());
                     }
-                    let records = log
-                        .read(tp, *next, room)
-                        .map_err(|e| CommandError::new(EXIT_STARTUP, e))?;
+                    // A bad record ends the read non-zero; the good ones before it were
+                    // returned (and printed) by the previous call.
+                    let records = log.read(tp, *next, room).map_err(|e| {
+                        let _ = out.flush();
+                        CommandError::new(EXIT_STARTUP, e)
+                    })?;
                     for r in &records {
                         print_record(&mut out, r);
                         *next = r.offset + 1;

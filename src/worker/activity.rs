@@ -1,7 +1,9 @@
-//! Task activity: whether each task is busy, idle (and since when) or failed. Read by the
-//! `--exit-when-idle` watcher.
+//! Task activity: whether each task is busy, idle (and since when) or failed, and how much
+//! of its work is not committed yet. Read by the `--exit-when-idle` watcher and, through the
+//! [`TaskBoard`], by a forced exit that says what the next start will repeat.
 
-use std::sync::Mutex;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What a task is doing, as the idle watcher sees it.
@@ -20,12 +22,23 @@ pub enum Activity {
     Restarting,
 }
 
+/// Records a task handled whose progress is not committed yet: what the next start repeats
+/// if the process ends now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncommitted {
+    /// A source task: records sent whose source offsets are not stored yet.
+    Source(u64),
+    /// A sink task: records put whose consumer offsets are not committed yet.
+    Sink(u64),
+}
+
 /// The shared activity cell of one task.
 #[derive(Debug)]
 pub struct TaskActivity {
     /// `<connector>-<task>`.
     pub name: String,
     state: Mutex<Activity>,
+    uncommitted: Mutex<Option<Uncommitted>>,
     error: Mutex<Option<String>>,
     /// Topics the task produced to or consumed from (KIP-558 topic tracking).
     topics: Mutex<std::collections::BTreeSet<String>>,
@@ -37,6 +50,7 @@ impl TaskActivity {
         Self {
             name,
             state: Mutex::new(Activity::Busy),
+            uncommitted: Mutex::new(None),
             error: Mutex::new(None),
             topics: Mutex::new(std::collections::BTreeSet::new()),
         }
@@ -107,6 +121,16 @@ impl TaskActivity {
         });
     }
 
+    /// Records how many records the task handled without committing them yet.
+    pub fn set_uncommitted(&self, uncommitted: Uncommitted) {
+        *self.uncommitted.lock().unwrap_or_else(|e| e.into_inner()) = Some(uncommitted);
+    }
+
+    /// The records the task handled without committing them yet, once it reported any.
+    pub fn uncommitted(&self) -> Option<Uncommitted> {
+        *self.uncommitted.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The current activity.
     pub fn get(&self) -> Activity {
         *self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -118,6 +142,52 @@ impl TaskActivity {
             Activity::Busy | Activity::Restarting => false,
             Activity::Idle(since) => since.elapsed() >= d,
             Activity::Failed | Activity::Stopped => true,
+        }
+    }
+}
+
+/// The activity cells of the worker's tasks by name, shared with whoever must report on them
+/// without asking the worker (a forced exit while the worker is busy stopping).
+#[derive(Debug, Clone, Default)]
+pub struct TaskBoard(Arc<Mutex<BTreeMap<String, Arc<TaskActivity>>>>);
+
+impl TaskBoard {
+    fn cells(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<TaskActivity>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a task's cell (replacing the cell of an earlier instance of the same task).
+    pub fn register(&self, activity: &Arc<TaskActivity>) {
+        self.cells().insert(activity.name.clone(), activity.clone());
+    }
+
+    /// Forgets the task called `name`.
+    pub fn remove(&self, name: &str) {
+        self.cells().remove(name);
+    }
+
+    /// What the next start will process again if the process exits now: one line per task
+    /// with uncommitted records, or one line saying nothing will be repeated.
+    pub fn repeated_on_next_start(&self) -> Vec<String> {
+        let lines: Vec<String> = self
+            .cells()
+            .values()
+            .filter_map(|cell| match cell.uncommitted()? {
+                Uncommitted::Source(0) | Uncommitted::Sink(0) => None,
+                Uncommitted::Source(n) => Some(format!(
+                    "source task {}: {n} records sent since its offsets were last flushed will be produced again",
+                    cell.name
+                )),
+                Uncommitted::Sink(n) => Some(format!(
+                    "sink task {}: {n} records put since its last offset commit will be delivered to it again",
+                    cell.name
+                )),
+            })
+            .collect();
+        if lines.is_empty() {
+            vec!["Every task's offsets are committed: the next start repeats nothing.".to_owned()]
+        } else {
+            lines
         }
     }
 }

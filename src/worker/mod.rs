@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, info_span, warn, Instrument};
 
-pub use activity::{Activity, TaskActivity};
+pub use activity::{Activity, TaskActivity, TaskBoard, Uncommitted};
 pub use error::TaskError;
 pub use record_converters::RecordConverters;
 pub use settings::{RestartPolicy, WorkerSettings};
@@ -125,6 +125,8 @@ pub struct Worker {
     tasks: Vec<RunningTask>,
     /// Topics used by tasks stopped since the herder last asked.
     retired_topics: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+    /// The tasks' activity cells, for reports made without the worker.
+    board: TaskBoard,
 }
 
 impl Worker {
@@ -144,7 +146,13 @@ impl Worker {
             connectors: Vec::new(),
             tasks: Vec::new(),
             retired_topics: std::collections::HashMap::new(),
+            board: TaskBoard::default(),
         }
+    }
+
+    /// The tasks' activity cells (shared: it follows the tasks the worker starts and stops).
+    pub fn board(&self) -> TaskBoard {
+        self.board.clone()
     }
 
     /// Starts a connector, asks it for its task configurations and starts the tasks.
@@ -201,6 +209,7 @@ impl Worker {
         for (i, config) in task_configs.into_iter().enumerate() {
             let task_id = u32::try_from(i).unwrap_or(u32::MAX);
             let activity = Arc::new(TaskActivity::new(format!("{name}-{i}")));
+            self.board.register(&activity);
             let cancel = self.cancel.child_token();
             let first = factory
                 .build(i, config.clone(), cancel.clone(), activity.clone())
@@ -254,6 +263,7 @@ impl Worker {
         stop_tasks(vec![old], self.settings.graceful_shutdown_timeout).await;
         let i = usize::try_from(id).unwrap_or(usize::MAX);
         let activity = Arc::new(TaskActivity::new(format!("{name}-{id}")));
+        self.board.register(&activity);
         let cancel = self.cancel.child_token();
         let first = factory.build(i, config.clone(), cancel.clone(), activity.clone())?;
         let span = info_span!("task", connector = %name, task = i);
@@ -333,7 +343,11 @@ impl Worker {
             .entry(name.to_owned())
             .or_default()
             .extend(used);
+        let names: Vec<String> = mine.iter().map(|t| t.activity.name.clone()).collect();
         let report = stop_tasks(mine, self.settings.graceful_shutdown_timeout).await;
+        for task in names {
+            self.board.remove(&task);
+        }
         let index = self.connectors.iter().position(|(n, _)| n == name);
         if let Some(i) = index {
             let (name, mut connector) = self.connectors.remove(i);

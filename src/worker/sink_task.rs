@@ -11,7 +11,7 @@ use connect_api::{ConfigMap, SinkTask, SinkTaskContext, TopicPartition};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use super::activity::TaskActivity;
+use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
@@ -102,14 +102,14 @@ impl SinkTaskRunner {
                         self.activity.used_topic(&r.topic);
                         last_topic = Some(&r.topic);
                     }
-                    st.current.insert(
-                        TopicPartition {
-                            topic: r.topic.clone(),
-                            partition: r.partition,
-                        },
-                        r.offset + 1,
-                    );
+                    let tp = TopicPartition {
+                        topic: r.topic.clone(),
+                        partition: r.partition,
+                    };
+                    st.first.entry(tp.clone()).or_insert(r.offset);
+                    st.current.insert(tp, r.offset + 1);
                 }
+                self.report_uncommitted(st);
             }
             if Instant::now() >= commit_at {
                 match self.commit(st).await {
@@ -134,7 +134,9 @@ impl SinkTaskRunner {
             st.open.remove(tp);
             st.current.remove(tp);
             st.committed.remove(tp);
+            st.first.remove(tp);
         }
+        self.report_uncommitted(st);
         let _ = revocation.done.send(());
         match result {
             Err(TaskError::Topic(e)) if e.is_retriable() => {
@@ -215,7 +217,23 @@ impl SinkTaskRunner {
         self.consumer.commit(&offsets).await?;
         debug!(partitions = offsets.len(), "Committed sink offsets.");
         st.committed = offsets;
+        self.report_uncommitted(st);
         Ok(())
+    }
+
+    /// Tells the activity cell how many records were put since their offsets were committed
+    /// (per partition: the next offset to read minus the committed one, or the first one put).
+    fn report_uncommitted(&self, st: &SinkState) {
+        let pending: i64 = st
+            .current
+            .iter()
+            .map(|(tp, next)| {
+                let from = st.committed.get(tp).or(st.first.get(tp)).copied();
+                from.map_or(0, |from| (next - from).max(0))
+            })
+            .sum();
+        self.activity
+            .set_uncommitted(Uncommitted::Sink(u64::try_from(pending).unwrap_or(0)));
     }
 }
 
@@ -225,6 +243,8 @@ struct SinkState {
     current: PartitionOffsets,
     /// Last committed offsets.
     committed: PartitionOffsets,
+    /// Offset of the first record put per partition (counts what was put but not committed).
+    first: PartitionOffsets,
     /// Partitions the task was told about with `open`.
     open: BTreeSet<TopicPartition>,
 }

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, error, info, warn};
 
-use super::activity::TaskActivity;
+use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::{split, RecordConverters};
 use super::settings::WorkerSettings;
@@ -68,6 +68,9 @@ impl SourceTaskRunner {
         let mut state = LoopState {
             submitted: SubmittedRecords::new(),
             unflushed: Vec::new(),
+            sent: 0,
+            releasing: 0,
+            stored: 0,
             ack_tx,
             ack_rx,
         };
@@ -150,6 +153,8 @@ impl SourceTaskRunner {
                 }
             }
             let id = state.submitted.submit(offsets);
+            state.sent += records.len() as u64;
+            self.report_uncommitted(state);
             let delivery = self.producer.send_batch(records).await?;
             let tx = state.ack_tx.clone();
             tokio::spawn(async move {
@@ -190,15 +195,26 @@ impl SourceTaskRunner {
         Ok(())
     }
 
+    /// Tells the activity cell how many records sent have no stored offsets yet.
+    fn report_uncommitted(&self, state: &LoopState) {
+        let pending = state.sent.saturating_sub(state.stored);
+        self.activity.set_uncommitted(Uncommitted::Source(pending));
+    }
+
     /// Stores the committable offsets, then tells the task they were committed.
     async fn flush(&mut self, state: &mut LoopState) -> Result<(), TaskError> {
         let mut entries = std::mem::take(&mut state.unflushed);
         entries.extend(state.submitted.committable());
+        state.releasing += state.submitted.take_released_records();
         if entries.is_empty() {
+            state.stored += std::mem::take(&mut state.releasing);
+            self.report_uncommitted(state);
             return Ok(());
         }
         match self.offsets.put(&self.connector, entries.clone()).await {
             Ok(()) => {
+                state.stored += std::mem::take(&mut state.releasing);
+                self.report_uncommitted(state);
                 debug!(partitions = entries.len(), "Committed source offsets.");
                 if let Err(e) = self.task.commit().await {
                     warn!(error = %e, "Source task commit callback failed.");
@@ -218,6 +234,12 @@ struct LoopState {
     submitted: SubmittedRecords,
     /// Offsets whose store failed, retried at the next flush.
     unflushed: Vec<OffsetEntry>,
+    /// Records sent.
+    sent: u64,
+    /// Records whose offsets are being stored (or wait for a retry).
+    releasing: u64,
+    /// Records whose offsets are stored.
+    stored: u64,
     ack_tx: mpsc::UnboundedSender<Ack>,
     ack_rx: mpsc::UnboundedReceiver<Ack>,
 }

@@ -20,6 +20,8 @@ struct Entry {
     batch: BatchId,
     offset: Option<OffsetMap>,
     acked: bool,
+    /// Records of the partition in the batch.
+    records: u64,
 }
 
 struct PartitionQueue {
@@ -27,6 +29,8 @@ struct PartitionQueue {
     entries: VecDeque<Entry>,
     /// The offset of the last committable entry not yet handed out by `committable`.
     pending: Option<Option<OffsetMap>>,
+    /// Records of the entries behind `pending`.
+    pending_records: u64,
 }
 
 /// Per-partition queues of submitted batches.
@@ -37,6 +41,8 @@ pub struct SubmittedRecords {
     /// Batch → keys of the partitions it touched.
     batches: HashMap<BatchId, Vec<String>>,
     next_batch: BatchId,
+    /// Records whose offsets `committable` handed out since `take_released_records`.
+    released: u64,
 }
 
 impl SubmittedRecords {
@@ -50,17 +56,23 @@ impl SubmittedRecords {
     pub fn submit(&mut self, records: impl IntoIterator<Item = OffsetEntry>) -> BatchId {
         let batch = self.next_batch;
         self.next_batch += 1;
-        // Last offset per partition within the batch, in first-seen order.
-        let mut last: Vec<OffsetEntry> = Vec::new();
+        // Last offset (and record count) per partition within the batch, in first-seen order.
+        let mut last: Vec<(OffsetEntry, u64)> = Vec::new();
         for (partition, offset) in records {
-            match last.iter_mut().find(|(p, _)| Arc::ptr_eq(p, &partition)) {
-                Some(slot) => slot.1 = offset,
-                None => last.push((partition, offset)),
+            match last
+                .iter_mut()
+                .find(|((p, _), _)| Arc::ptr_eq(p, &partition))
+            {
+                Some(slot) => {
+                    slot.0 .1 = offset;
+                    slot.1 += 1;
+                }
+                None => last.push(((partition, offset), 1)),
             }
         }
         // Arc-distinct partitions may still be equal maps: merge by canonical key.
         let mut keys = Vec::with_capacity(last.len());
-        for (partition, offset) in last {
+        for ((partition, offset), records) in last {
             let key = serde_json::to_string(&*partition).unwrap_or_default();
             let queue = self
                 .queues
@@ -69,13 +81,18 @@ impl SubmittedRecords {
                     partition,
                     entries: VecDeque::new(),
                     pending: None,
+                    pending_records: 0,
                 });
             match queue.entries.back_mut() {
-                Some(e) if e.batch == batch => e.offset = offset,
+                Some(e) if e.batch == batch => {
+                    e.offset = offset;
+                    e.records += records;
+                }
                 _ => queue.entries.push_back(Entry {
                     batch,
                     offset,
                     acked: false,
+                    records,
                 }),
             }
             if !keys.contains(&key) {
@@ -101,6 +118,7 @@ impl SubmittedRecords {
             while queue.entries.front().is_some_and(|e| e.acked) {
                 if let Some(e) = queue.entries.pop_front() {
                     queue.pending = Some(e.offset);
+                    queue.pending_records += e.records;
                 }
             }
         }
@@ -110,7 +128,9 @@ impl SubmittedRecords {
     /// the offset of the last record of its acknowledged prefix.
     pub fn committable(&mut self) -> Vec<OffsetEntry> {
         let mut out = Vec::new();
+        let mut released = 0;
         self.queues.retain(|_, queue| {
+            released += std::mem::take(&mut queue.pending_records);
             if let Some(offset) = queue.pending.take() {
                 // A source that does not track offsets (offset None) has nothing to commit.
                 if offset.is_some() {
@@ -119,7 +139,14 @@ impl SubmittedRecords {
             }
             !queue.entries.is_empty()
         });
+        self.released += released;
         out
+    }
+
+    /// Takes the number of records whose offsets [`Self::committable`] handed out since the
+    /// last call (with those of sources that track no offsets).
+    pub fn take_released_records(&mut self) -> u64 {
+        std::mem::take(&mut self.released)
     }
 
     /// Number of batches not yet acknowledged.
@@ -160,9 +187,12 @@ mod tests {
         let b2 = s.submit([record(&a, 3)]);
         s.ack(b2);
         assert!(s.committable().is_empty());
+        assert_eq!(s.take_released_records(), 0);
         s.ack(b1);
         assert_eq!(position(&s.committable(), "a"), Some(3));
+        assert_eq!(s.take_released_records(), 3, "both batches' records");
         assert!(s.committable().is_empty(), "offsets are handed out once");
+        assert_eq!(s.take_released_records(), 0);
         assert_eq!(s.in_flight(), 0);
     }
 

@@ -1,9 +1,16 @@
 //! A real Apache Kafka broker for tests (KRaft, single node), run by `scripts/kafka-harness.sh`.
 //!
 //! `broker()` starts the shared broker once per test process (or reuses the one already running
-//! from an earlier test binary or run) and returns its handle. A test that needs Kafka and cannot
+//! from an earlier test binary) and returns its handle. A test that needs Kafka and cannot
 //! get it FAILS with the script's message (Java missing, Maven missing, download failure): it
-//! never skips. The broker stays up after the tests; `scripts/kafka-harness.sh stop` ends it.
+//! never skips.
+//!
+//! Nothing outlives the test run: each test process takes a lease on the broker it uses
+//! (`KAFKA_HARNESS_LEASE`: its own pid and, when its parent is `cargo`, cargo's pid), and the
+//! harness runs a watchdog beside each broker that stops it (SIGTERM, then SIGKILL) as soon as no
+//! lease holder is alive. So the test binaries of one `cargo test` run share one broker (cargo
+//! holds it between binaries), and it stops within seconds after cargo exits. A broker started by
+//! hand (`scripts/kafka-harness.sh start`, no lease) runs until `scripts/kafka-harness.sh stop`.
 //!
 //! Tests share the broker, so each one uses its own names: `Broker::unique("orders")`.
 //! A test that pauses the broker (an outage) should take its own with `dedicated_broker(name)`,
@@ -67,14 +74,31 @@ fn harness_dir() -> PathBuf {
     }
 }
 
-/// Runs `scripts/kafka-harness.sh COMMAND` for an instance; returns the `bootstrap=` value it
-/// prints. Panics with the script's output when it fails: no Kafka means the test fails.
+/// The pids that hold this process's brokers (`KAFKA_HARNESS_LEASE`): this process and, when
+/// it was started by `cargo` (`cargo test`), cargo, which keeps the broker up for the next test
+/// binary of the same run.
+pub fn lease_holders() -> String {
+    let me = std::process::id();
+    let parent = std::os::unix::process::parent_id();
+    let parent_is_cargo = std::fs::read_to_string(format!("/proc/{parent}/comm"))
+        .is_ok_and(|comm| comm.trim() == "cargo");
+    if parent_is_cargo {
+        format!("{me} {parent}")
+    } else {
+        me.to_string()
+    }
+}
+
+/// Runs `scripts/kafka-harness.sh COMMAND` for an instance, under this process's lease; returns
+/// the `bootstrap=` value it prints. Panics with the script's output when it fails: no Kafka
+/// means the test fails.
 fn harness(instance: &str, command: &str) -> String {
     let script = repo_dir().join("scripts").join("kafka-harness.sh");
     let out = Command::new("bash")
         .arg(&script)
         .arg(command)
         .env("KAFKA_HARNESS_INSTANCE", instance)
+        .env("KAFKA_HARNESS_LEASE", lease_holders())
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e} (is bash installed?)", script.display()));

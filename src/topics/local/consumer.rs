@@ -119,10 +119,21 @@ impl LocalConsumer {
             let next = match committed.get(&tp) {
                 None => start,
                 Some(&offset) if (start..=end).contains(&offset) => offset,
+                // Records were lost (the log is shorter than what was consumed): resume at the
+                // end rather than deliver the whole partition again.
+                Some(&offset) if offset > end => {
+                    tracing::warn!(
+                        group = %self.group, topic = %tp.topic, partition = tp.partition, committed = offset,
+                        end, missing = offset - end,
+                        "committed offset beyond the end of the log ({} offsets missing); resuming at the end",
+                        offset - end
+                    );
+                    end
+                }
                 Some(&offset) => {
                     tracing::warn!(
                         group = %self.group, topic = %tp.topic, partition = tp.partition, committed = offset,
-                        start, end, "committed offset out of range; reading from the earliest offset"
+                        start, end, "committed offset before the start of the log; reading from the earliest offset"
                     );
                     start
                 }

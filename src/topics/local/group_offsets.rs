@@ -120,6 +120,39 @@ impl GroupOffsets {
         Ok(offsets)
     }
 
+    /// Every group with committed offsets, from the group files (blocking I/O). A file that
+    /// cannot be read is logged and left out.
+    pub(crate) fn all(&self) -> Result<Vec<(String, PartitionOffsets)>, TopicError> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error("cannot list", &self.dir)(e)),
+        };
+        let mut groups = Vec::new();
+        for entry in entries {
+            let path = entry.map_err(io_error("cannot list", &self.dir))?.path();
+            if path.extension().is_none_or(|ext| ext != "json") {
+                continue;
+            }
+            let group = fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| {
+                    serde_json::from_str::<GroupFile>(&text).map_err(|e| e.to_string())
+                });
+            match group {
+                Ok(file) => {
+                    let offsets = self.committed(&file.group)?;
+                    groups.push((file.group, offsets));
+                }
+                Err(e) => tracing::warn!(
+                    path = %path.display(), error = %e,
+                    "not a consumer-group offsets file; left out"
+                ),
+            }
+        }
+        Ok(groups)
+    }
+
     /// Durably merges `offsets` into the committed offsets of `group` (blocking I/O).
     pub(crate) fn commit(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
         if self.read_only {

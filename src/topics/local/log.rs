@@ -118,6 +118,7 @@ impl Log {
         }
         let clean = checkpoint::read(dir);
         let log = Self::load(dir, options, false, &clean)?;
+        log.fit_group_offsets()?;
         // Durably gone before anything is appended: a stale checkpoint must never be trusted.
         checkpoint::remove(dir)?;
         let (tx, rx) = mpsc::channel();
@@ -131,6 +132,37 @@ impl Log {
         .map_err(io_error("cannot start the writer of", dir))?;
         *log.enqueue.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
         Ok(log)
+    }
+
+    /// Moves committed offsets that lie beyond the end of their partition (records lost: a
+    /// torn tail cut at open, a truncated segment, a removed topic) back to the end, with a
+    /// warning giving the count, before anything is appended: otherwise the group would skip the
+    /// new records that take those offsets again (or, as Kafka's `auto.offset.reset=earliest`
+    /// does, re-read the whole partition).
+    fn fit_group_offsets(&self) -> Result<(), TopicError> {
+        for (group, offsets) in self.groups.all()? {
+            let mut changes = Vec::new();
+            for (tp, committed) in offsets {
+                let end = self
+                    .topic(&tp.topic)
+                    .and_then(|t| {
+                        let p = usize::try_from(tp.partition).ok()?;
+                        t.partitions.get(p).map(|p| p.end())
+                    })
+                    .unwrap_or(0);
+                if committed > end {
+                    tracing::warn!(
+                        "Consumer group {group} committed offset {committed} of {}-{}, but the log ends at {end}: {} offsets are missing (cut at open or truncated); the group resumes at {end}, the end of the log, instead of reading the partition again.",
+                        tp.topic, tp.partition, committed - end
+                    );
+                    changes.push((tp, Some(end)));
+                }
+            }
+            if !changes.is_empty() {
+                self.groups.alter(&group, &changes)?;
+            }
+        }
+        Ok(())
     }
 
     /// Opens the log in `dir` for reading only: no lock, no repair.
@@ -349,7 +381,9 @@ impl Log {
     }
 
     /// Up to `max` durable records of `tp` from offset `from_offset` (from the start when it
-    /// is below it). Blocking file I/O: meant for tools such as a `topics` command.
+    /// is below it). A corrupt record is an error once it is the first to read: the records
+    /// before it are returned first. Blocking file I/O: meant for tools such as a `topics`
+    /// command.
     pub(crate) fn read(
         &self,
         tp: &TopicPartition,

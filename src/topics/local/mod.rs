@@ -171,7 +171,10 @@ impl LocalLog {
     }
 
     /// Up to `max` durable records of `tp` from offset `from_offset` (from the start when it
-    /// is below it). Blocking file I/O: meant for tools such as a `topics` command.
+    /// is below it). A corrupt record (CRC mismatch, bad frame, missing offsets) is a
+    /// [`TopicError::Corrupt`] naming topic, partition, offset, file and byte position, once it
+    /// is the first record to read: the records before it are returned by the call before.
+    /// Blocking file I/O: meant for tools such as a `topics` command.
     pub fn read(
         &self,
         tp: &TopicPartition,

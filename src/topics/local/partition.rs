@@ -29,12 +29,28 @@ pub(crate) struct Segment {
     pub(crate) index: SparseIndex,
 }
 
+/// A complete frame with wrong contents, found where the readable part of a read-only
+/// partition ends: reading up to it is fine, reading it is an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Damage {
+    /// The offset the damaged frame should hold.
+    pub(crate) offset: i64,
+    /// The segment file.
+    pub(crate) path: PathBuf,
+    /// File position of the damaged frame.
+    pub(crate) pos: u64,
+    /// What is wrong.
+    pub(crate) reason: String,
+}
+
 /// The readers' view of a partition.
 #[derive(Debug, Default)]
 struct View {
     segments: Vec<Segment>,
     /// The offset after the last readable record.
     end: i64,
+    /// Read-only: the damaged frame at `end`, if that is why the readable part ends there.
+    damage: Option<Damage>,
 }
 
 /// The writer thread's state of the active segment (never touched by readers).
@@ -70,7 +86,23 @@ struct Scan {
     valid_len: u64,
     next_offset: i64,
     file_len: u64,
+    /// Why the scan stopped before the end of the file.
     problem: Option<String>,
+    /// The frame at `valid_len` is complete but wrong (not merely cut short).
+    corrupt: bool,
+}
+
+impl Scan {
+    /// The damage the scan of `path` found, when a complete frame is wrong.
+    fn damage(&self, path: &Path) -> Option<Damage> {
+        let reason = self.problem.as_ref().filter(|_| self.corrupt)?;
+        Some(Damage {
+            offset: self.next_offset,
+            path: path.to_path_buf(),
+            pos: self.valid_len,
+            reason: reason.clone(),
+        })
+    }
 }
 
 /// Lists the base offsets of the segment files in `dir`, sorted (empty when `dir` is missing).
@@ -106,7 +138,7 @@ fn scan(path: &Path, pos: u64, offset: i64, index: &SparseIndex) -> Result<Scan,
         .len();
     let mut reader = SegmentReader::open(path, pos).map_err(io_error("cannot open", path))?;
     let mut next_offset = offset;
-    let problem = loop {
+    let (problem, corrupt) = loop {
         match reader
             .next(file_len)
             .map_err(io_error("cannot read", path))?
@@ -117,10 +149,13 @@ fn scan(path: &Path, pos: u64, offset: i64, index: &SparseIndex) -> Result<Scan,
             }
             Next::Frame { offset, pos, .. } => {
                 reader.unread_to(pos);
-                break Some(format!("offset {offset} where {next_offset} was expected"));
+                let reason = format!("offset {offset} where {next_offset} was expected");
+                break (Some(reason), true);
             }
-            Next::End => break None,
-            Next::Bad { reason, .. } => break Some(reason),
+            Next::End => break (None, false),
+            Next::Bad {
+                reason, incomplete, ..
+            } => break (Some(reason), !incomplete),
         }
     };
     Ok(Scan {
@@ -128,6 +163,7 @@ fn scan(path: &Path, pos: u64, offset: i64, index: &SparseIndex) -> Result<Scan,
         next_offset,
         file_len,
         problem,
+        corrupt,
     })
 }
 
@@ -171,6 +207,9 @@ impl Partition {
                 clean.len
             } else {
                 let scan = scan(&path, 0, base, &index)?;
+                if read_only {
+                    view.damage = scan.damage(&path);
+                }
                 if scan.valid_len < scan.file_len && !read_only {
                     tracing::warn!(
                         path = %path.display(),
@@ -246,6 +285,11 @@ impl Partition {
         self.view().end
     }
 
+    /// The damaged frame at the end of the readable part of a read-only partition, if any.
+    pub(crate) fn damage(&self) -> Option<Damage> {
+        self.view().damage.clone()
+    }
+
     /// The current end and the segment holding `offset`, when `offset` is readable now.
     pub(crate) fn locate(&self, offset: i64) -> Option<(i64, Segment)> {
         let view = self.view();
@@ -280,6 +324,7 @@ impl Partition {
         }
         let count = view.segments.len();
         let mut end = view.end;
+        let mut damage = None;
         for i in known.saturating_sub(1)..count {
             let was_known = i < known;
             let segment = &view.segments[i];
@@ -296,10 +341,12 @@ impl Partition {
                 (0, segment.base)
             };
             let scan = scan(&segment.path, pos, offset, &segment.index)?;
+            damage = scan.damage(&segment.path);
             view.segments[i].len = scan.valid_len;
             end = scan.next_offset;
         }
         view.end = end;
+        view.damage = damage;
         Ok(())
     }
 

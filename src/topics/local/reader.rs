@@ -13,8 +13,20 @@ pub(crate) struct Cursor {
     open: Option<(i64, SegmentReader)>,
 }
 
-fn corrupt(path: &std::path::Path, pos: u64, what: &str) -> TopicError {
-    TopicError::Corrupt(format!("{}: {what} at byte {pos}", path.display()))
+/// A corrupt record of `partition`: topic, partition, offset, file, position and what is wrong.
+fn corrupt(
+    partition: &Partition,
+    offset: i64,
+    path: &std::path::Path,
+    pos: u64,
+    what: &str,
+) -> TopicError {
+    TopicError::Corrupt(format!(
+        "corrupt record in topic {} partition {} at offset {offset} ({}, byte {pos}): {what}",
+        partition.topic,
+        partition.partition,
+        path.display()
+    ))
 }
 
 impl Cursor {
@@ -29,8 +41,32 @@ impl Cursor {
     }
 
     /// Reads up to `max` records (and about `max_bytes` bytes) into `out`; returns how many bytes
-    /// of record bodies were read.
+    /// of record bodies were read. A problem met after some records were read is returned by
+    /// the next call (the cursor stays at the bad record), so the good records before it are
+    /// never lost with it.
     pub(crate) fn read(
+        &mut self,
+        partition: &Partition,
+        max: usize,
+        max_bytes: usize,
+        out: &mut Vec<ConsumedRecord>,
+    ) -> Result<usize, TopicError> {
+        let before = out.len();
+        let result = self.read_some(partition, max, max_bytes, out);
+        if result.is_err() {
+            // Seek again next time: the reader may stand past the bad frame.
+            self.open = None;
+        }
+        match result {
+            Err(_) if out.len() > before => Ok(out[before..]
+                .iter()
+                .map(|r| r.key.as_ref().map_or(0, Vec::len) + r.value.as_ref().map_or(0, Vec::len))
+                .sum()),
+            other => other,
+        }
+    }
+
+    fn read_some(
         &mut self,
         partition: &Partition,
         max: usize,
@@ -41,10 +77,14 @@ impl Cursor {
         let mut bytes = 0;
         while count < max && bytes < max_bytes {
             let Some((end, seg)) = partition.locate(self.next) else {
+                // A read-only view ends early at a damaged frame: that frame is next.
+                if let Some(d) = partition.damage().filter(|d| d.offset == self.next) {
+                    return Err(corrupt(partition, d.offset, &d.path, d.pos, &d.reason));
+                }
                 break;
             };
             if !matches!(&self.open, Some((base, _)) if *base == seg.base) {
-                self.open = Some((seg.base, seek(&seg, self.next)?));
+                self.open = Some((seg.base, seek(partition, &seg, self.next)?));
             }
             let Some((_, reader)) = self.open.as_mut() else {
                 break;
@@ -58,7 +98,7 @@ impl Cursor {
                     Next::Frame { offset, pos, body } => {
                         if offset != self.next {
                             let what = format!("offset {offset} where {} was expected", self.next);
-                            return Err(corrupt(&seg.path, pos, &what));
+                            return Err(corrupt(partition, self.next, &seg.path, pos, &what));
                         }
                         bytes += body.len();
                         let record = segment::decode(
@@ -66,7 +106,7 @@ impl Cursor {
                             &partition.topic,
                             partition.partition,
                         )
-                        .map_err(|e| corrupt(&seg.path, pos, &e))?;
+                        .map_err(|e| corrupt(partition, self.next, &seg.path, pos, &e))?;
                         out.push(record);
                         self.next += 1;
                         count += 1;
@@ -75,7 +115,9 @@ impl Cursor {
                         at_segment_end = true;
                         break;
                     }
-                    Next::Bad { pos, reason } => return Err(corrupt(&seg.path, pos, &reason)),
+                    Next::Bad { pos, reason, .. } => {
+                        return Err(corrupt(partition, self.next, &seg.path, pos, &reason))
+                    }
                 }
             }
             if !at_segment_end || self.next >= end {
@@ -89,7 +131,8 @@ impl Cursor {
                         "segment ends but the partition continues at offset {}",
                         self.next
                     );
-                    return Err(corrupt(&seg.path, reader.position(), &what));
+                    let pos = reader.position();
+                    return Err(corrupt(partition, self.next, &seg.path, pos, &what));
                 }
             }
         }
@@ -97,8 +140,9 @@ impl Cursor {
     }
 }
 
-/// Opens `seg` positioned at the frame of `offset` (via the sparse index, then a scan).
-fn seek(seg: &Segment, offset: i64) -> Result<SegmentReader, TopicError> {
+/// Opens `seg` of `partition` positioned at the frame of `offset` (via the sparse index, then
+/// a scan).
+fn seek(partition: &Partition, seg: &Segment, offset: i64) -> Result<SegmentReader, TopicError> {
     let (mut expected, pos) = seg.index.floor(seg.base, offset);
     let mut reader =
         SegmentReader::open(&seg.path, pos).map_err(io_error("cannot open", &seg.path))?;
@@ -117,13 +161,17 @@ fn seek(seg: &Segment, offset: i64) -> Result<SegmentReader, TopicError> {
                 offset: found, pos, ..
             } => {
                 return Err(corrupt(
+                    partition,
+                    expected,
                     &seg.path,
                     pos,
                     &format!("offset {found} where {expected} was expected"),
                 ));
             }
             Next::End => break,
-            Next::Bad { pos, reason } => return Err(corrupt(&seg.path, pos, &reason)),
+            Next::Bad { pos, reason, .. } => {
+                return Err(corrupt(partition, expected, &seg.path, pos, &reason))
+            }
         }
     }
     Ok(reader)

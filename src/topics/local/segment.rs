@@ -186,6 +186,9 @@ pub(crate) enum Next {
         pos: u64,
         /// What is wrong.
         reason: String,
+        /// The frame is cut short by the limit or the end of the file (a torn or still running
+        /// write), as opposed to a complete frame with wrong contents (corruption).
+        incomplete: bool,
     },
 }
 
@@ -252,6 +255,7 @@ impl SegmentReader {
                     return Ok(Next::Bad {
                         pos,
                         reason: format!("invalid frame length {len}"),
+                        incomplete: false,
                     });
                 }
                 let total = FRAME_HEADER + len;
@@ -259,6 +263,7 @@ impl SegmentReader {
                     return Ok(Next::Bad {
                         pos,
                         reason: format!("incomplete frame: {} of {total} bytes", limit - pos),
+                        incomplete: true,
                     });
                 }
                 if avail >= total {
@@ -273,12 +278,14 @@ impl SegmentReader {
                         return Ok(Next::Bad {
                             pos,
                             reason: "CRC mismatch".to_string(),
+                            incomplete: false,
                         });
                     }
                     if self.buf[body.start] != VERSION {
                         return Ok(Next::Bad {
                             pos,
                             reason: format!("unknown frame version {}", self.buf[body.start]),
+                            incomplete: false,
                         });
                     }
                     let mut o = [0u8; 8];
@@ -299,6 +306,7 @@ impl SegmentReader {
                     return Ok(Next::Bad {
                         pos,
                         reason: format!("incomplete frame header: {} bytes", limit - pos),
+                        incomplete: true,
                     });
                 }
                 FRAME_HEADER
@@ -311,6 +319,7 @@ impl SegmentReader {
                     Next::Bad {
                         pos,
                         reason: format!("incomplete frame: {avail} bytes at the end of the file"),
+                        incomplete: true,
                     }
                 });
             }
@@ -402,13 +411,17 @@ mod tests {
         std::fs::write(&path, &flipped).unwrap();
         let mut r = SegmentReader::open(&path, 0).unwrap();
         assert!(
-            matches!(r.next(u64::MAX).unwrap(), Next::Bad { pos: 0, ref reason } if reason.contains("CRC"))
+            matches!(r.next(u64::MAX).unwrap(), Next::Bad { pos: 0, ref reason, incomplete: false } if reason.contains("CRC"))
         );
         std::fs::write(&path, &buf[..buf.len() - 3]).unwrap();
         let mut r = SegmentReader::open(&path, 0).unwrap();
         assert!(matches!(
             r.next(u64::MAX).unwrap(),
-            Next::Bad { pos: 0, .. }
+            Next::Bad {
+                pos: 0,
+                incomplete: true,
+                ..
+            }
         ));
     }
 

@@ -680,9 +680,89 @@ async fn a_sealed_segment_with_missing_records_is_reported_not_skipped() {
         .set_len(len - 5)
         .unwrap();
     let log = LocalLog::open_read_only(dir.path()).unwrap();
-    let err = log.read(&tp("t", 0), 0, 100).unwrap_err();
+    // The good records before the cut come first; the next read reports the problem.
+    let good = log.read(&tp("t", 0), 0, 100).unwrap();
+    let next = good.len() as i64;
+    assert!(next > 0 && good.iter().enumerate().all(|(i, r)| r.offset == i as i64));
+    let err = log.read(&tp("t", 0), next, 100).unwrap_err();
+    let at = format!("corrupt record in topic t partition 0 at offset {next}");
     assert!(
-        matches!(&err, TopicError::Corrupt(m) if m.contains(&path.display().to_string())),
+        matches!(&err, TopicError::Corrupt(m) if m.contains(&path.display().to_string()) && m.contains(&at)),
         "{err:?}"
     );
+}
+
+#[tokio::test]
+async fn a_corrupt_record_in_the_last_segment_is_an_error_for_readers_not_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    send_numbered(&log, "t", "value-", 10, 10).await;
+    log.close().await;
+    drop(log);
+    let path = segment_path(dir.path(), "t", 0, 0);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.windows(7).position(|w| w == b"value-6").unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(&path, &bytes).unwrap();
+
+    let log = LocalLog::open_read_only(dir.path()).unwrap();
+    let read = log.read(&tp("t", 0), 0, 100).unwrap();
+    assert_eq!(
+        values(&read),
+        (0..6).map(|i| format!("value-{i}")).collect::<Vec<_>>()
+    );
+    let err = log.read(&tp("t", 0), 6, 100).unwrap_err();
+    assert!(
+        matches!(&err, TopicError::Corrupt(m) if m.contains("at offset 6") && m.contains("CRC mismatch")),
+        "{err:?}"
+    );
+    // Reading again (the view is refreshed) still reports it.
+    assert!(matches!(
+        log.read(&tp("t", 0), 6, 100),
+        Err(TopicError::Corrupt(_))
+    ));
+}
+
+#[tokio::test]
+async fn committed_offsets_beyond_a_cut_log_move_to_its_end_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    send_numbered(&log, "t", "value-", 10, 10).await;
+    let mut consumer = log.consumer("g", 0, 1);
+    consumer
+        .commit(&PartitionOffsets::from([
+            (tp("t", 0), 10),
+            (tp("gone", 0), 4),
+        ]))
+        .await
+        .unwrap();
+    log.close().await;
+    drop(log);
+    // The tail is torn in the middle of record 7.
+    let path = segment_path(dir.path(), "t", 0, 0);
+    let bytes = std::fs::read(&path).unwrap();
+    let at = bytes.windows(7).position(|w| w == b"value-7").unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(at as u64)
+        .unwrap();
+
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    assert_eq!(end_offsets(&log, "t"), vec![7]);
+    assert_eq!(
+        log.committed("g").unwrap(),
+        PartitionOffsets::from([(tp("t", 0), 7), (tp("gone", 0), 0)])
+    );
+    // New records take offsets 7.. and the group reads exactly them.
+    send_numbered(&log, "t", "new-", 2, 2).await;
+    let mut consumer = log.consumer("g", 0, 1);
+    consumer
+        .subscribe(Subscription::Topics(vec!["t".to_string()]))
+        .await
+        .unwrap();
+    let read = poll_n(&mut consumer, 2).await;
+    assert_eq!(values(&read), ["new-0", "new-1"]);
+    log.close().await;
 }
