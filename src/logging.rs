@@ -283,17 +283,17 @@ impl Model {
         }
     }
 
-    /// The loggers that exist: `root`, the Kafka logger names connect-rs knows, and every
+    /// The loggers that exist: `root`, the Kafka class loggers connect-rs maps, and every
     /// logger with a level of its own (Kafka Connect's "current loggers").
     fn current(&self) -> BTreeSet<String> {
         let mut names: BTreeSet<String> = self.levels.keys().cloned().collect();
-        names.extend(KAFKA_LOGGERS.iter().map(|(n, _)| (*n).to_owned()));
+        names.extend(kafka_names::class_loggers().map(str::to_owned));
         names.insert(ROOT_LOGGER.to_owned());
         names
     }
 
-    /// The level of `name`, if such a logger exists (see [`current`](Self::current); a
-    /// connect-rs tracing target of [`KAFKA_LOGGERS`] exists too).
+    /// The level of `name`, if such a logger exists (see [`current`](Self::current) and
+    /// [`kafka_names::is_known`]).
     fn level(&self, name: &str) -> Option<LoggerLevel> {
         (is_root(name) || self.levels.contains_key(name) || kafka_names::is_known(name))
             .then(|| self.report(name))
@@ -526,7 +526,8 @@ mod tests {
         let l = LogLevels::detached("warn,connect_rs::worker=debug,rdkafka,[span]=trace,bad=x");
         let all = l.all();
         assert!(all.contains_key("connect_rs::worker"));
-        assert!(all.contains_key("org.apache.kafka.connect.runtime"));
+        assert!(all.contains_key("org.apache.kafka.connect.runtime.WorkerSourceTask"));
+        assert!(!all.contains_key("org.apache.kafka.connect.runtime"));
         assert_eq!(all["root"].level, LogLevel::Warn);
         assert_eq!(all["rdkafka"].level, LogLevel::Trace);
         assert_eq!(all["connect_rs::worker"].last_modified, None);
@@ -536,7 +537,11 @@ mod tests {
             Some(LogLevel::Debug)
         );
         assert_eq!(level("connect_rs::rest"), Some(LogLevel::Warn));
-        assert_eq!(level("org.apache.kafka"), Some(LogLevel::Warn));
+        assert_eq!(level("org.apache.kafka"), None);
+        assert_eq!(
+            level("org.apache.kafka.connect.runtime.WorkerSinkTask"),
+            Some(LogLevel::Warn)
+        );
         assert_eq!(level("ROOT"), Some(LogLevel::Warn));
         assert_eq!(level("no.such.logger"), None);
         let off = LogLevels::detached("connect_rs=info");
@@ -584,9 +589,7 @@ mod tests {
                 "org.apache.kafka.connect.runtime",
                 "org.apache.kafka.connect.runtime.WorkerSinkTask",
                 "org.apache.kafka.connect.runtime.WorkerSourceTask",
-                "org.apache.kafka.connect.runtime.isolation",
-                "org.apache.kafka.connect.runtime.rest",
-                "org.apache.kafka.connect.runtime.standalone",
+                "org.apache.kafka.connect.runtime.standalone.StandaloneHerder",
             ])
         );
         let own = l.level("org.apache.kafka.connect.runtime").unwrap();

@@ -20,6 +20,14 @@ pub const KAFKA_LOGGERS: &[(&str, &[&str])] = &[
     ("org.apache.kafka.connect.cli", &["connect_rs::commands"]),
     ("org.apache.kafka.connect.file", &["connect_file"]),
     (
+        "org.apache.kafka.connect.file.FileStreamSinkTask",
+        &["connect_file::sink_task"],
+    ),
+    (
+        "org.apache.kafka.connect.file.FileStreamSourceTask",
+        &["connect_file::source_task"],
+    ),
+    (
         "org.apache.kafka.connect.json",
         &["connect_rs::converters::json"],
     ),
@@ -53,6 +61,10 @@ pub const KAFKA_LOGGERS: &[(&str, &[&str])] = &[
         "org.apache.kafka.connect.runtime.standalone",
         &["connect_rs::herder::standalone"],
     ),
+    (
+        "org.apache.kafka.connect.runtime.standalone.StandaloneHerder",
+        &["connect_rs::herder::standalone"],
+    ),
     ("org.apache.kafka.connect.storage", &["connect_rs::storage"]),
 ];
 
@@ -70,13 +82,32 @@ pub fn target_of(name: &str) -> String {
     name.replace('.', "::")
 }
 
-/// Whether `name` is a logger connect-rs knows without it having been set: a Kafka logger name
-/// of [`KAFKA_LOGGERS`] or one of their tracing targets (in either spelling).
+/// Whether `name` is a class logger name (its last segment starts with an upper-case letter):
+/// Log4j has a logger per class that logs, none per package until one is set.
+pub fn is_class(name: &str) -> bool {
+    name.rsplit('.')
+        .next()
+        .and_then(|s| s.chars().next())
+        .is_some_and(char::is_uppercase)
+}
+
+/// The class loggers of [`KAFKA_LOGGERS`]: the Kafka loggers that exist without being set.
+pub fn class_loggers() -> impl Iterator<Item = &'static str> {
+    KAFKA_LOGGERS
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| is_class(n))
+}
+
+/// Whether `name` is a logger connect-rs knows without it having been set: a class logger of
+/// [`KAFKA_LOGGERS`] or one of the tracing targets of [`KAFKA_LOGGERS`] (in either spelling).
+/// A Kafka package name (`org.apache.kafka.connect.runtime`) exists only once set, as in
+/// Kafka Connect.
 pub fn is_known(name: &str) -> bool {
     let target = target_of(name);
     KAFKA_LOGGERS
         .iter()
-        .any(|(n, targets)| *n == name || targets.contains(&target.as_str()))
+        .any(|(n, targets)| (*n == name && is_class(n)) || targets.contains(&target.as_str()))
 }
 
 #[cfg(test)]
@@ -91,7 +122,10 @@ mod tests {
             ["connect_rs::worker::source_task"]
         );
         assert_eq!(targets_of("connect_rs.worker"), ["connect_rs::worker"]);
-        assert!(is_known("org.apache.kafka.connect.runtime"));
+        assert!(!is_known("org.apache.kafka.connect.runtime"));
+        assert!(is_known(
+            "org.apache.kafka.connect.runtime.WorkerSourceTask"
+        ));
         assert!(is_known("connect_rs.worker"));
         assert!(is_known("connect_rs::worker::sink_task"));
         assert!(!is_known("org.apache.kafka.connect.runtime.Nope"));
