@@ -1,12 +1,13 @@
 //! Logging set-up and run-time log levels, the model behind Kafka Connect's `/admin/loggers`.
 //!
 //! Logs are `tracing` events written to stderr. The filter is an [`EnvFilter`] inside a
-//! [`reload`] layer, so levels can change while the worker runs. A *logger* is a tracing target
-//! (a module path such as `connect_rs::worker`), plus `root`, the default level. Kafka's
-//! Java-style names are accepted too: `.` is read as `::`, so `connect_rs.worker` is the logger
-//! `connect_rs::worker`. As in log4j (and as `EnvFilter` matches targets), setting a level on a
-//! name also sets it on every explicitly set logger whose name starts with that name; setting
-//! `root` sets it on every logger.
+//! [`reload`] layer, so levels can change while the worker runs. A *logger* is a name, read back
+//! as it was set, that stands for tracing targets: a Kafka logger name of [`KAFKA_LOGGERS`]
+//! (e.g. `org.apache.kafka.connect.runtime`) stands for the connect-rs targets doing that work,
+//! any other name for the target it spells (`.` read as `::`, so `connect_rs.worker` is the
+//! target `connect_rs::worker`); `root` is the default level. As log4j's `setAllLevels`,
+//! setting a level on a name also sets it on every logger set before whose name starts with
+//! that name; setting `root` sets it on every logger.
 //!
 //! [`init`] installs the subscriber and makes its filter reachable through [`levels`], a
 //! process-wide [`LogLevels`]; without [`init`] (e.g. in unit tests) [`levels`] is a detached
@@ -23,6 +24,10 @@ use tracing_subscriber::filter::{Directive, LevelFilter};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{fmt as tfmt, reload, EnvFilter, Registry};
+
+mod kafka_names;
+
+pub use kafka_names::{target_of, targets_of, KAFKA_LOGGERS};
 
 /// The name of the root logger, whose level is the default level.
 pub const ROOT_LOGGER: &str = "root";
@@ -154,17 +159,28 @@ impl fmt::Display for InvalidLoggerName {
 
 impl std::error::Error for InvalidLoggerName {}
 
-/// The tracing target a logger name stands for: Java-style `a.b.c` is `a::b::c`.
-pub fn target_of(name: &str) -> String {
-    name.replace('.', "::")
+/// Whether `name` names the root logger: `root` (any case) or the empty name, as Kafka Connect.
+fn is_root(name: &str) -> bool {
+    name.is_empty() || name.eq_ignore_ascii_case(ROOT_LOGGER)
 }
 
-/// The filter as a model: the default level, the per-target levels, and directives with span
-/// or field filters, which are kept as given.
+/// Whether the logger `name` is below (or is) the logger `parent` in the logger hierarchy,
+/// comparing tracing targets segment by segment.
+fn is_under(name: &str, parent: &str) -> bool {
+    let (name, parent) = (target_of(name), target_of(parent));
+    name == parent || name.starts_with(&format!("{parent}::"))
+}
+
+/// The filter as a model: the root level, the loggers with a level of their own (by the name
+/// they were set under, with the sequence number of the change so the latest wins where two
+/// names stand for one target), when each logger last changed, and directives with span or
+/// field filters, which are kept as given.
 #[derive(Debug, Clone)]
 struct Model {
-    root: LoggerLevel,
-    targets: BTreeMap<String, LoggerLevel>,
+    root: LogLevel,
+    levels: BTreeMap<String, (LogLevel, u64)>,
+    modified: BTreeMap<String, u64>,
+    seq: u64,
     other: Vec<Directive>,
 }
 
@@ -174,11 +190,10 @@ impl Model {
     /// as in `EnvFilter`.
     fn parse_lossy(spec: &str) -> Self {
         let mut model = Self {
-            root: LoggerLevel {
-                level: LogLevel::Off,
-                last_modified: None,
-            },
-            targets: BTreeMap::new(),
+            root: LogLevel::Off,
+            levels: BTreeMap::new(),
+            modified: BTreeMap::new(),
+            seq: 0,
             other: Vec::new(),
         };
         for part in spec.split(',').filter(|s| !s.is_empty()) {
@@ -206,99 +221,148 @@ impl Model {
             } else {
                 LevelFilter::from_str(level).unwrap_or(LevelFilter::TRACE)
             };
-            let level = LoggerLevel {
-                level: LogLevel::from_filter(level),
-                last_modified: None,
-            };
+            let level = LogLevel::from_filter(level);
             match target {
                 None => model.root = level,
                 Some(target) => {
-                    model.targets.insert(target.to_owned(), level);
+                    model.levels.insert(target.to_owned(), (level, 0));
                 }
             }
         }
         model
     }
 
-    /// The `EnvFilter` of this model.
+    /// The `EnvFilter` of this model: per tracing target, the level of the logger set last
+    /// among those that stand for it.
     fn filter(&self) -> EnvFilter {
         let mut filter = EnvFilter::builder()
             .parse_lossy("")
-            .add_directive(self.root.level.filter().into());
+            .add_directive(self.root.filter().into());
         for directive in &self.other {
             filter = filter.add_directive(directive.clone());
         }
-        for (target, level) in &self.targets {
-            // Every target was checked by `directive` before it was stored.
-            if let Ok(d) = directive(target, level.level) {
+        let mut by_target: BTreeMap<String, (u64, LogLevel)> = BTreeMap::new();
+        for (name, (level, seq)) in &self.levels {
+            for target in targets_of(name) {
+                let slot = by_target.entry(target).or_insert((*seq, *level));
+                if *seq >= slot.0 {
+                    *slot = (*seq, *level);
+                }
+            }
+        }
+        for (target, (_, level)) in by_target {
+            if let Ok(d) = directive(&target, level) {
                 filter = filter.add_directive(d);
             }
         }
         filter
     }
 
-    /// The effective level of `name`: its own, else that of the longest explicitly set
-    /// logger its target starts with (as `EnvFilter` matches), else the root level.
-    fn level(&self, name: &str) -> LoggerLevel {
-        if name == ROOT_LOGGER {
+    /// The effective level of `name`: its own, else that of the closest logger above it with
+    /// a level of its own, else the root level.
+    fn effective(&self, name: &str) -> LogLevel {
+        if is_root(name) {
             return self.root;
         }
-        let target = target_of(name);
-        if let Some(own) = self.targets.get(&target) {
-            return *own;
+        if let Some((level, _)) = self.levels.get(name) {
+            return *level;
         }
-        let level = self
-            .targets
+        self.levels
             .iter()
-            .filter(|(t, _)| target.starts_with(t.as_str()))
-            .max_by_key(|(t, _)| t.len())
-            .map_or(self.root.level, |(_, l)| l.level);
+            .filter(|(parent, _)| is_under(name, parent))
+            .max_by_key(|(parent, _)| target_of(parent).len())
+            .map_or(self.root, |(_, (level, _))| *level)
+    }
+
+    /// The level and last change of `name` as reported.
+    fn report(&self, name: &str) -> LoggerLevel {
+        let key = if is_root(name) { ROOT_LOGGER } else { name };
         LoggerLevel {
-            level,
-            last_modified: None,
+            level: self.effective(name),
+            last_modified: self.modified.get(key).copied(),
         }
     }
 
-    /// Sets `name` and the explicitly set loggers below it (every logger for `root`) to
-    /// `level`; returns the affected logger names, sorted.
+    /// The loggers that exist: `root`, the Kafka class loggers connect-rs maps, and every
+    /// logger with a level of its own (Kafka Connect's "current loggers").
+    fn current(&self) -> BTreeSet<String> {
+        let mut names: BTreeSet<String> = self.levels.keys().cloned().collect();
+        names.extend(kafka_names::class_loggers().map(str::to_owned));
+        names.insert(ROOT_LOGGER.to_owned());
+        names
+    }
+
+    /// The level of `name`, if such a logger exists (see [`current`](Self::current) and
+    /// [`kafka_names::is_known`]).
+    fn level(&self, name: &str) -> Option<LoggerLevel> {
+        (is_root(name) || self.levels.contains_key(name) || kafka_names::is_known(name))
+            .then(|| self.report(name))
+    }
+
+    /// Sets `name` and every logger with a level of its own whose name starts with `name`
+    /// (every logger for `root`) to `level`, as log4j's `Configurator.setAllLevels`; returns
+    /// the loggers (of `name` and those below it) whose level changed, sorted, and records
+    /// `now` as their last change.
     fn set(
         &mut self,
         name: &str,
         level: LogLevel,
         now: u64,
     ) -> Result<Vec<String>, InvalidLoggerName> {
-        let set = LoggerLevel {
-            level,
-            last_modified: Some(now),
-        };
-        let mut affected = BTreeSet::new();
-        if name == ROOT_LOGGER {
-            self.root = set;
-            affected.insert(ROOT_LOGGER.to_owned());
-            for (target, l) in &mut self.targets {
-                *l = set;
-                affected.insert(target.clone());
-            }
+        let root = is_root(name);
+        let candidates: Vec<String> = if root {
+            self.current().into_iter().collect()
         } else {
-            let target = target_of(name);
-            directive(&target, level).map_err(|()| InvalidLoggerName(name.to_owned()))?;
-            for (t, l) in &mut self.targets {
-                if t.starts_with(target.as_str()) {
-                    *l = set;
-                    affected.insert(t.clone());
-                }
+            for target in targets_of(name) {
+                directive(&target, level).map_err(|()| InvalidLoggerName(name.to_owned()))?;
             }
-            self.targets.insert(target.clone(), set);
-            affected.insert(target);
+            let mut c: Vec<String> = self
+                .current()
+                .into_iter()
+                .filter(|n| n.starts_with(name))
+                .collect();
+            if !c.iter().any(|n| n == name) {
+                c.push(name.to_owned());
+            }
+            c
+        };
+        let before: Vec<LogLevel> = candidates.iter().map(|n| self.effective(n)).collect();
+        self.seq += 1;
+        let seq = self.seq;
+        if root {
+            self.root = level;
+        } else {
+            self.levels.insert(name.to_owned(), (level, seq));
         }
-        Ok(affected.into_iter().collect())
+        for (n, l) in &mut self.levels {
+            if root || n.starts_with(name) {
+                *l = (level, seq);
+            }
+        }
+        let mut affected: Vec<String> = candidates
+            .into_iter()
+            .zip(before)
+            .filter(|(n, old)| self.effective(n) != *old)
+            .map(|(n, _)| n)
+            .collect();
+        for n in &affected {
+            self.modified.insert(n.clone(), now);
+        }
+        affected.sort();
+        Ok(affected)
     }
 
-    /// `root` and every explicitly set logger, sorted by name.
+    /// Every existing logger whose level is not `OFF`, sorted by name (as Kafka Connect's
+    /// `GET /admin/loggers`).
     fn all(&self) -> BTreeMap<String, LoggerLevel> {
-        let mut all = self.targets.clone();
-        all.insert(ROOT_LOGGER.to_owned(), self.root);
-        all
+        self.current()
+            .into_iter()
+            .map(|n| {
+                let r = self.report(&n);
+                (n, r)
+            })
+            .filter(|(_, r)| r.level != LogLevel::Off)
+            .collect()
     }
 }
 
@@ -354,19 +418,22 @@ impl LogLevels {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// `root` and every logger with an explicitly set level, sorted by name.
+    /// Every existing logger (`root`, the Kafka logger names connect-rs knows, every logger
+    /// set before) whose level is not `OFF`, sorted by name.
     pub fn all(&self) -> BTreeMap<String, LoggerLevel> {
         self.lock().model.all()
     }
 
-    /// The effective level of the logger `name` (any name: one without a level of its own has
-    /// that of the closest explicitly set logger above it, else the root level).
-    pub fn level(&self, name: &str) -> LoggerLevel {
+    /// The level of the logger `name`, if it exists (`root`, a logger set before, a Kafka
+    /// logger name of [`KAFKA_LOGGERS`] or one of their tracing targets); one without a level
+    /// of its own has that of the closest logger above it with one, else the root level.
+    pub fn level(&self, name: &str) -> Option<LoggerLevel> {
         self.lock().model.level(name)
     }
 
-    /// Sets the level of `name` (`root`: the default level) and of the explicitly set loggers
-    /// below it, and installs the new filter; returns the affected logger names, sorted.
+    /// Sets the level of `name` (`root`: the default level) and of the loggers set before whose
+    /// name starts with it, and installs the new filter; returns the loggers whose level
+    /// changed, sorted (Kafka Connect's answer to `PUT /admin/loggers/{name}`).
     ///
     /// # Errors
     /// `name` cannot be a tracing target (e.g. it contains `=` or `[`).
@@ -458,51 +525,84 @@ mod tests {
     fn models_env_filter_directives() {
         let l = LogLevels::detached("warn,connect_rs::worker=debug,rdkafka,[span]=trace,bad=x");
         let all = l.all();
-        assert_eq!(
-            all.keys().cloned().collect::<Vec<_>>(),
-            names(&["connect_rs::worker", "rdkafka", "root"])
-        );
+        assert!(all.contains_key("connect_rs::worker"));
+        assert!(all.contains_key("org.apache.kafka.connect.runtime.WorkerSourceTask"));
+        assert!(!all.contains_key("org.apache.kafka.connect.runtime"));
         assert_eq!(all["root"].level, LogLevel::Warn);
         assert_eq!(all["rdkafka"].level, LogLevel::Trace);
         assert_eq!(all["connect_rs::worker"].last_modified, None);
+        let level = |n: &str| l.level(n).map(|r| r.level);
         assert_eq!(
-            l.level("connect_rs.worker.source_task").level,
-            LogLevel::Debug
+            level("connect_rs.worker.source_task"),
+            Some(LogLevel::Debug)
         );
-        assert_eq!(l.level("connect_rs::rest").level, LogLevel::Warn);
-        assert_eq!(l.level("org.apache.kafka").level, LogLevel::Warn);
+        assert_eq!(level("connect_rs::rest"), Some(LogLevel::Warn));
+        assert_eq!(level("org.apache.kafka"), None);
         assert_eq!(
-            LogLevels::detached("connect_rs=info").level("root").level,
-            LogLevel::Off
+            level("org.apache.kafka.connect.runtime.WorkerSinkTask"),
+            Some(LogLevel::Warn)
         );
+        assert_eq!(level("ROOT"), Some(LogLevel::Warn));
+        assert_eq!(level("no.such.logger"), None);
+        let off = LogLevels::detached("connect_rs=info");
+        assert_eq!(off.level("root").map(|r| r.level), Some(LogLevel::Off));
+        assert!(!off.all().contains_key("root"));
     }
 
     #[test]
     fn setting_a_namespace_sets_the_loggers_below_it() {
-        let l = LogLevels::detached("info,connect_rs::worker::sink=warn,rdkafka=error");
+        let l = LogLevels::detached("info,connect_rs.worker.sink=warn,rdkafka=error");
         let affected = l.set("connect_rs.worker", LogLevel::Debug).unwrap();
         assert_eq!(
             affected,
-            names(&["connect_rs::worker", "connect_rs::worker::sink"])
+            names(&["connect_rs.worker", "connect_rs.worker.sink"])
         );
-        let own = l.level("connect_rs::worker");
+        let own = l.level("connect_rs.worker").unwrap();
         assert_eq!(own.level, LogLevel::Debug);
         assert!(own.last_modified.is_some());
-        assert_eq!(l.level("connect_rs::worker::sink").level, LogLevel::Debug);
-        assert_eq!(l.level("rdkafka").level, LogLevel::Error);
-        assert_eq!(l.level("connect_rs::worker::x").last_modified, None);
+        assert_eq!(
+            l.level("connect_rs.worker.sink").unwrap().level,
+            LogLevel::Debug
+        );
+        assert_eq!(l.level("rdkafka").unwrap().level, LogLevel::Error);
+        // Setting the same level again changes nothing and lists nothing.
+        assert!(l
+            .set("connect_rs.worker", LogLevel::Debug)
+            .unwrap()
+            .is_empty());
 
         let affected = l.set("root", LogLevel::Fatal).unwrap();
+        assert!(affected.contains(&"root".to_owned()), "{affected:?}");
+        assert!(affected.contains(&"rdkafka".to_owned()), "{affected:?}");
+        assert!(l.all().values().all(|v| v.level == LogLevel::Fatal));
+    }
+
+    #[test]
+    fn kafka_logger_names_are_read_back_and_drive_their_targets() {
+        let l = LogLevels::detached("info");
+        let affected = l
+            .set("org.apache.kafka.connect.runtime", LogLevel::Debug)
+            .unwrap();
         assert_eq!(
             affected,
             names(&[
-                "connect_rs::worker",
-                "connect_rs::worker::sink",
-                "rdkafka",
-                "root"
+                "org.apache.kafka.connect.runtime",
+                "org.apache.kafka.connect.runtime.WorkerSinkTask",
+                "org.apache.kafka.connect.runtime.WorkerSourceTask",
+                "org.apache.kafka.connect.runtime.standalone.StandaloneHerder",
             ])
         );
-        assert!(l.all().values().all(|v| v.level == LogLevel::Fatal));
+        let own = l.level("org.apache.kafka.connect.runtime").unwrap();
+        assert_eq!(own.level, LogLevel::Debug);
+        assert!(own.last_modified.is_some());
+        assert!(!l.all().contains_key("org::apache::kafka::connect::runtime"));
+        let text = l.lock().model.filter().to_string();
+        assert!(text.contains("connect_rs::worker=debug"), "{text}");
+        assert!(text.contains("connect_rs::herder=debug"), "{text}");
+        // The latest change wins where two names stand for one target.
+        l.set("connect_rs.worker", LogLevel::Warn).unwrap();
+        let text = l.lock().model.filter().to_string();
+        assert!(text.contains("connect_rs::worker=warn"), "{text}");
     }
 
     #[test]
@@ -513,7 +613,10 @@ mod tests {
         assert!(l.set("a,b", LogLevel::Info).is_err());
         let e = l.set(" a", LogLevel::Info).unwrap_err();
         assert_eq!(e.to_string(), "Logger  a not found.");
-        l.set("connect_rs::x", LogLevel::Off).unwrap();
+        assert_eq!(
+            l.set("connect_rs::x", LogLevel::Off).unwrap(),
+            ["connect_rs::x"]
+        );
         let model = l.lock().model.clone();
         let text = model.filter().to_string();
         assert!(text.contains("connect_rs::x=off"), "{text}");

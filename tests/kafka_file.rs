@@ -313,3 +313,58 @@ fn a_sink_subscribes_by_topics_regex() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&output).unwrap(), "matched\n");
 }
+
+/// Against Kafka: `GET /` reports the broker's cluster id, and sink offsets list every
+/// partition the consumer group has committed, also of a topic the sink no longer reads.
+#[test]
+fn rest_reports_the_cluster_id_and_every_committed_sink_partition() {
+    use serde_json::json;
+    use support::rest::{start, STARTUP};
+
+    let broker = broker();
+    let w = Workdir::new();
+    let old = Broker::unique("old");
+    broker.create_topic(&old, 1);
+    let input = w.write("in.txt", "a\nb\n");
+    let output = w.path("out.txt");
+    let worker = kafka_worker(&w, &broker, "offset.flush.interval.ms=100");
+    let run = start(&w, &[&worker]);
+    let c = run.client;
+
+    let out = broker.tools(
+        "org.apache.kafka.tools.ClusterTool",
+        &["cluster-id", "--bootstrap-server", broker.bootstrap()],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let id = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Cluster ID: "))
+        .unwrap_or_else(|| panic!("no cluster id in {text}"))
+        .trim()
+        .to_owned();
+    assert_eq!(c.get("/").json()["kafka_cluster_id"], id);
+
+    let src = json!({"connector.class": "FileStreamSource", "file": input, "topic": old});
+    let r = c.post(
+        "/connectors",
+        &json!({"name": Broker::unique("src"), "config": src}),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let dst = Broker::unique("dst");
+    let sink = |topics: &str| json!({"connector.class": "FileStreamSink", "file": output, "topics": topics});
+    let r = c.post("/connectors", &json!({"name": dst, "config": sink(&old)}));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let offsets = format!("/connectors/{dst}/offsets");
+    let committed = json!({"offsets": [
+        {"partition": {"kafka_topic": old, "kafka_partition": 0}, "offset": {"kafka_offset": 2}}
+    ]});
+    wait_for("the sink's committed offsets", STARTUP, || {
+        c.get(&offsets).json() == committed
+    });
+    let r = c.put(
+        &format!("/connectors/{dst}/config"),
+        &sink(&Broker::unique("new")),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(c.get(&offsets).json(), committed);
+}

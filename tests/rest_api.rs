@@ -62,6 +62,7 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
     let info = r.json();
     assert_eq!(info["version"], version);
     assert!(info["commit"].is_string(), "{info}");
+    // The embedded log belongs to no Kafka cluster (tests/kafka_*.rs check a broker's id).
     assert_eq!(info["kafka_cluster_id"], Value::Null);
     assert_eq!(
         info.as_object().map(|o| o.len()),
@@ -95,7 +96,9 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         "type": "source",
     });
     check(&r, 201, &source_info);
-    assert_eq!(r.header("location"), Some("/connectors/file-source"));
+    // Location is absolute, on the host the request named, as Kafka Connect (Jersey) sends it.
+    let location = |name: &str| format!("http://{}/connectors/{name}", c.addr);
+    assert_eq!(r.header("location"), Some(location("file-source").as_str()));
 
     // Duplicate POST: 409.
     check(
@@ -116,8 +119,8 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         status,
         json!({
             "name": "file-source",
-            "connector": {"state": "RUNNING", "worker_id": worker_id},
-            "tasks": [{"id": 0, "state": "RUNNING", "worker_id": worker_id}],
+            "connector": {"state": "RUNNING", "worker_id": worker_id, "version": version},
+            "tasks": [{"id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version}],
             "type": "source",
         })
     );
@@ -134,12 +137,20 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
     let task_config = &tasks[0]["config"];
     assert_eq!(task_config["file"], stored_config["file"], "{task_config}");
     assert_eq!(task_config["topic"], "rest-topic", "{task_config}");
-    // Not checked yet: Kafka Connect also adds `task.class` (the task's Java class name) to
-    // every task configuration; connect-rs's plugins do not name a task class so far.
+    // Kafka Connect adds the task's Java class name to every task configuration.
+    assert_eq!(
+        task_config["task.class"], "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "{task_config}"
+    );
+    let sink_tasks = c.get("/connectors/file-sink/tasks").json();
+    assert_eq!(
+        sink_tasks[0]["config"]["task.class"], "org.apache.kafka.connect.file.FileStreamSinkTask",
+        "{sink_tasks}"
+    );
     check(
         &c.get("/connectors/file-source/tasks/0/status"),
         200,
-        &json!({"id": 0, "state": "RUNNING", "worker_id": worker_id}),
+        &json!({"id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version}),
     );
     check(
         &c.get("/connectors/file-source/tasks/1/status"),
@@ -273,7 +284,7 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         "type": "sink",
     });
     check(&r, 201, &sink2_info);
-    assert_eq!(r.header("location"), Some("/connectors/file-sink-2"));
+    assert_eq!(r.header("location"), Some(location("file-sink-2").as_str()));
     wait_running(&c, "file-sink-2");
     wait_for("the second sink's file", STARTUP, || {
         std::fs::read_to_string(&output2).unwrap_or_default() == "alpha\nbeta\n"
@@ -291,6 +302,7 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         assert_eq!(entry["info"], c.get(&format!("/connectors/{name}")).json());
         assert_eq!(entry["status"]["name"], name);
         assert_eq!(entry["status"]["connector"]["state"], "RUNNING");
+        assert_eq!(entry["status"]["connector"]["version"], version);
     }
     assert_eq!(expanded["file-sink-2"]["info"], sink2_info);
     let r = c.get("/connectors?expand=info");
@@ -587,6 +599,36 @@ fn scripted_lifecycle_scenario_with_offsets_rewind() {
     });
     let status = terminate(&mut run.child, Duration::from_secs(20));
     assert!(status.success(), "{status:?}");
+}
+
+/// Sink offsets list every partition the group has committed, also those of a topic the sink
+/// no longer reads (Kafka Connect lists the consumer group's offsets, not the assignment).
+#[test]
+fn sink_offsets_list_every_committed_partition_of_the_group() {
+    let w = Workdir::new();
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let input = w.write("in.txt", "a\nb\n");
+    let output = w.path("out.txt");
+    let run = start(&w, &[&worker]);
+    let c = run.client;
+    create(
+        &c,
+        "src",
+        &json!({"connector.class": "FileStreamSource", "file": input, "topic": "old"}),
+    );
+    let sink = |topics: &str| json!({"connector.class": "FileStreamSink", "file": output, "topics": topics});
+    create(&c, "dst", &sink("old"));
+    let old = json!({"partition": {"kafka_topic": "old", "kafka_partition": 0}, "offset": {"kafka_offset": 2}});
+    wait_for("the sink's offsets in old", STARTUP, || {
+        c.get("/connectors/dst/offsets").json() == json!({"offsets": [old]})
+    });
+    let r = c.put("/connectors/dst/config", &sink("new"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        c.get("/connectors/dst/offsets").json(),
+        json!({"offsets": [old]}),
+        "the group's offsets in old are still listed"
+    );
 }
 
 #[test]

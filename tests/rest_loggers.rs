@@ -60,6 +60,11 @@ fn assert_recent(last_modified: &Value) {
     assert!(ms <= now && now - ms < 600_000, "{ms} vs now {now}");
 }
 
+/// The source's committed position in `input`, from `GET /connectors/file-source/offsets`.
+fn position(c: &Client) -> Value {
+    c.get("/connectors/file-source/offsets").json()["offsets"][0]["offset"]["position"].clone()
+}
+
 #[test]
 fn log_levels_are_read_and_changed_at_run_time() {
     let w = Workdir::new();
@@ -70,16 +75,30 @@ fn log_levels_are_read_and_changed_at_run_time() {
     let c = run.client;
     wait_running(&c, "file-source");
 
-    // At the default level only root is listed, never changed.
+    // At the default level: root and the Kafka class loggers connect-rs maps, never changed.
+    let all = c.get("/admin/loggers").json();
+    let info = json!({"level": "INFO", "last_modified": null});
+    assert_eq!(all["root"], info, "{all}");
+    assert_eq!(
+        all["org.apache.kafka.connect.runtime.WorkerSourceTask"], info,
+        "{all}"
+    );
+    check(&c.get("/admin/loggers/connect_rs.worker"), 200, &info);
     check(
-        &c.get("/admin/loggers"),
+        &c.get("/admin/loggers/org.apache.kafka.connect.runtime.WorkerSourceTask"),
         200,
-        &json!({"root": {"level": "INFO", "last_modified": null}}),
+        &info,
+    );
+    // A logger that does not exist: Kafka Connect's 404 (a package has no logger until set).
+    check(
+        &c.get("/admin/loggers/no.such.logger"),
+        404,
+        &error(404, "Logger no.such.logger not found."),
     );
     check(
-        &c.get("/admin/loggers/connect_rs.worker"),
-        200,
-        &json!({"level": "INFO", "last_modified": null}),
+        &c.get("/admin/loggers/org.apache.kafka.connect.runtime"),
+        404,
+        &error(404, "Logger org.apache.kafka.connect.runtime not found."),
     );
     assert!(
         !w.log().contains(COMMITTED),
@@ -87,12 +106,17 @@ fn log_levels_are_read_and_changed_at_run_time() {
         w.log()
     );
 
-    // Root to DEBUG (case-insensitive): the worker's debug lines appear.
-    check(
-        &c.put("/admin/loggers/root", &json!({"level": "debug"})),
-        200,
-        &json!(["root"]),
-    );
+    // Root to DEBUG (case-insensitive): the worker's debug lines appear; every logger that
+    // inherits the root level is listed as affected.
+    let r = c.put("/admin/loggers/root", &json!({"level": "debug"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let affected = r.json();
+    for name in ["root", "org.apache.kafka.connect.runtime.WorkerSourceTask"] {
+        assert!(
+            affected.as_array().unwrap().contains(&json!(name)),
+            "{affected}"
+        );
+    }
     append(&input, "gamma\ndelta\n");
     wait_for("a debug line in the log", STARTUP, || {
         w.log().contains(COMMITTED)
@@ -103,59 +127,101 @@ fn log_levels_are_read_and_changed_at_run_time() {
     assert_eq!(root["level"], "DEBUG", "{root}");
     assert_recent(&root["last_modified"]);
 
-    // A Java-style namespace is the tracing target with `::`; loggers below it inherit.
+    // A Kafka logger name drives the connect-rs targets doing that work, and is read back
+    // under the name that was set: with the runtime at WARN the worker's debug lines stop.
     check(
         &c.put(
-            "/admin/loggers/connect_rs.worker",
+            "/admin/loggers/org.apache.kafka.connect.runtime",
             &json!({"level": "WARN"}),
         ),
         200,
-        &json!(["connect_rs::worker"]),
+        &json!([
+            "org.apache.kafka.connect.runtime",
+            "org.apache.kafka.connect.runtime.WorkerSinkTask",
+            "org.apache.kafka.connect.runtime.WorkerSourceTask",
+            "org.apache.kafka.connect.runtime.standalone.StandaloneHerder"
+        ]),
+    );
+    let runtime = c.get("/admin/loggers/org.apache.kafka.connect.runtime");
+    assert_eq!(runtime.status, 200, "{}", runtime.body);
+    let runtime = runtime.json();
+    assert_eq!(runtime["level"], "WARN", "{runtime}");
+    assert_recent(&runtime["last_modified"]);
+    let mark = w.log().len();
+    let before = position(&c);
+    append(&input, "epsilon\n");
+    wait_for("the new line committed", STARTUP, || position(&c) != before);
+    assert!(
+        !w.log()[mark..].contains(COMMITTED),
+        "no worker debug lines with the runtime at WARN:\n{}",
+        &w.log()[mark..]
+    );
+    // The same level again changes nothing.
+    check(
+        &c.put(
+            "/admin/loggers/org.apache.kafka.connect.runtime",
+            &json!({"level": "warn"}),
+        ),
+        200,
+        &json!([]),
+    );
+
+    // A Java-style connect-rs name is read back as set; loggers below it inherit.
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.worker",
+            &json!({"level": "ERROR"}),
+        ),
+        200,
+        &json!(["connect_rs.worker"]),
     );
     check(
         &c.get("/admin/loggers/connect_rs::worker::source_task"),
         200,
-        &json!({"level": "WARN", "last_modified": null}),
+        &json!({"level": "ERROR", "last_modified": null}),
     );
     check(
-        &c.get("/admin/loggers/org.apache.kafka.connect"),
+        &c.get("/admin/loggers/org.apache.kafka.connect.file.FileStreamSourceTask"),
         200,
-        &json!({"level": "DEBUG", "last_modified": null}),
+        &json!({"level": "DEBUG", "last_modified": root["last_modified"]}),
     );
     let own = c.get("/admin/loggers/connect_rs.worker").json();
-    assert_eq!(own["level"], "WARN", "{own}");
+    assert_eq!(own["level"], "ERROR", "{own}");
     assert_recent(&own["last_modified"]);
     check(
         &c.put(
-            "/admin/loggers/connect_rs::worker::source_task",
+            "/admin/loggers/connect_rs.worker.source_task",
             &json!({"level": "Fatal"}),
         ),
         200,
-        &json!(["connect_rs::worker::source_task"]),
+        &json!(["connect_rs.worker.source_task"]),
     );
     let all = c.get("/admin/loggers");
     assert_eq!(all.status, 200, "{}", all.body);
     let all = all.json();
     let names: Vec<&String> = all.as_object().unwrap().keys().collect();
-    assert_eq!(
-        names,
-        [
-            "connect_rs::worker",
-            "connect_rs::worker::source_task",
-            "root"
-        ],
-        "{all}"
+    for name in [
+        "connect_rs.worker",
+        "connect_rs.worker.source_task",
+        "org.apache.kafka.connect.runtime",
+        "root",
+    ] {
+        assert!(names.contains(&&name.to_owned()), "{name} in {all}");
+    }
+    assert!(
+        names.iter().all(|n| !n.contains("::")),
+        "names are read back as set: {all}"
     );
-    assert_eq!(all["connect_rs::worker::source_task"]["level"], "FATAL");
+    assert_eq!(all["connect_rs.worker.source_task"]["level"], "FATAL");
 
-    // Setting a namespace sets the explicitly set loggers below it.
+    // Setting a namespace sets the loggers set before whose names start with it.
     check(
         &c.put("/admin/loggers/connect_rs", &json!({"level": "INFO"})),
         200,
         &json!([
             "connect_rs",
-            "connect_rs::worker",
-            "connect_rs::worker::source_task"
+            "connect_rs.worker",
+            "connect_rs.worker.source_task"
         ]),
     );
     assert_eq!(
@@ -196,10 +262,9 @@ fn log_levels_are_read_and_changed_at_run_time() {
     );
     assert_eq!(r.status, 204, "{}", r.body);
     assert!(r.body.is_empty(), "{}", r.body);
-    check(
-        &c.get("/admin/loggers/connect_rs::rest::loggers"),
-        200,
-        &json!({"level": "TRACE", "last_modified": null}),
+    assert_eq!(
+        c.get("/admin/loggers/connect_rs.rest").json()["level"],
+        "TRACE"
     );
     // An unknown scope is worker scope.
     check(
@@ -208,7 +273,14 @@ fn log_levels_are_read_and_changed_at_run_time() {
             &json!({"level": "off"}),
         ),
         200,
-        &json!(["connect_rs::rest"]),
+        &json!(["connect_rs.rest"]),
+    );
+    assert!(
+        c.get("/admin/loggers")
+            .json()
+            .get("connect_rs.rest")
+            .is_none(),
+        "loggers at OFF are not listed"
     );
     check(
         &c.put(
@@ -216,20 +288,22 @@ fn log_levels_are_read_and_changed_at_run_time() {
             &json!({"level": "info"}),
         ),
         200,
-        &json!(["connect_rs::rest"]),
+        &json!(["connect_rs.rest"]),
     );
 
-    // Root affects every logger.
-    check(
-        &c.put("/admin/loggers/root", &json!({"level": "INFO"})),
-        200,
-        &json!([
-            "connect_rs",
-            "connect_rs::rest",
-            "connect_rs::worker",
-            "connect_rs::worker::source_task",
-            "root"
-        ]),
+    // Root affects every logger whose level changes.
+    let r = c.put("/admin/loggers/root", &json!({"level": "INFO"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let affected = r.json();
+    for name in ["root", "org.apache.kafka.connect.runtime"] {
+        assert!(
+            affected.as_array().unwrap().contains(&json!(name)),
+            "{affected}"
+        );
+    }
+    assert!(
+        !affected.as_array().unwrap().contains(&json!("connect_rs")),
+        "connect_rs was INFO already: {affected}"
     );
     let all = c.get("/admin/loggers").json();
     assert!(

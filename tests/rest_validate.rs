@@ -49,7 +49,7 @@ fn topic_info() -> Value {
         "importance": "HIGH",
         "documentation": "The topic to publish data to",
         "group": null,
-        "order": -1,
+        "order_in_group": -1,
         "width": "NONE",
         "display_name": "topic",
         "dependents": []
@@ -65,9 +65,9 @@ fn tasks_max_info() -> Value {
         "importance": "HIGH",
         "documentation": "Maximum number of tasks.",
         "group": "Common",
-        "order": -1,
-        "width": "NONE",
-        "display_name": "tasks.max",
+        "order_in_group": 4,
+        "width": "SHORT",
+        "display_name": "Tasks max",
         "dependents": []
     })
 }
@@ -115,7 +115,7 @@ fn plugin_config_lists_plugin_keys_then_framework_keys() {
             "importance": "LOW",
             "documentation": "The maximum number of records the source task can read from the file each time it is polled",
             "group": null,
-            "order": -1,
+            "order_in_group": -1,
             "width": "NONE",
             "display_name": "batch.size",
             "dependents": []
@@ -131,7 +131,7 @@ fn plugin_config_lists_plugin_keys_then_framework_keys() {
             "importance": "HIGH",
             "documentation": "Source filename. If not specified, the standard input will be used",
             "group": null,
-            "order": -1,
+            "order_in_group": -1,
             "width": "NONE",
             "display_name": "file",
             "dependents": []
@@ -141,6 +141,90 @@ fn plugin_config_lists_plugin_keys_then_framework_keys() {
     assert_eq!(key_info(&infos, "transforms")["type"], "LIST");
     assert_eq!(key_info(&infos, "transforms")["default_value"], "");
     assert_eq!(key_info(&infos, "key.converter")["type"], "CLASS");
+
+    // Kafka Connect's groups, orders, widths and display names, and the KIP-891 version keys:
+    // the connector's defaults to the plugin's version, the converters' to null.
+    let display = |key: &str| {
+        let i = key_info(&infos, key);
+        (
+            i["group"].clone(),
+            i["order_in_group"].clone(),
+            i["width"].clone(),
+            i["display_name"].clone(),
+        )
+    };
+    assert_eq!(
+        display("name"),
+        (
+            json!("Common"),
+            json!(1),
+            json!("MEDIUM"),
+            json!("Connector name")
+        )
+    );
+    assert_eq!(
+        display("header.converter.plugin.version"),
+        (
+            json!("Common"),
+            json!(11),
+            json!("SHORT"),
+            json!("Header converter version")
+        )
+    );
+    assert_eq!(
+        display("errors.log.include.messages"),
+        (
+            json!("Error Handling"),
+            json!(5),
+            json!("SHORT"),
+            json!("Log Error Details")
+        )
+    );
+    assert_eq!(
+        display("offsets.storage.topic"),
+        (
+            json!("offsets.topic"),
+            json!(1),
+            json!("LONG"),
+            json!("Offsets topic")
+        )
+    );
+    let version = key_info(&infos, "connector.plugin.version");
+    assert_eq!(version["default_value"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(version["importance"], "MEDIUM");
+    assert_eq!(version["order_in_group"], 3);
+    for key in [
+        "key.converter",
+        "key.converter.plugin.version",
+        "value.converter.plugin.version",
+        "header.converter",
+    ] {
+        assert_eq!(key_info(&infos, key)["default_value"], Value::Null, "{key}");
+    }
+    let common: Vec<&str> = infos
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["group"] == "Common")
+        .filter_map(|i| i["name"].as_str())
+        .collect();
+    assert_eq!(
+        common,
+        [
+            "name",
+            "connector.class",
+            "connector.plugin.version",
+            "tasks.max",
+            "tasks.max.enforce",
+            "key.converter",
+            "key.converter.plugin.version",
+            "value.converter",
+            "value.converter.plugin.version",
+            "header.converter",
+            "header.converter.plugin.version",
+            "config.action.reload",
+        ]
+    );
 
     // The class name and the other alias name the same plugin.
     for name in [SOURCE_CLASS, "FileStreamSourceConnector"] {
@@ -162,6 +246,15 @@ fn plugin_config_lists_plugin_keys_then_framework_keys() {
     );
     assert_eq!(key_info(&sink, "topics")["type"], "LIST");
     assert_eq!(key_info(&sink, "topics.regex")["type"], "STRING");
+    assert_eq!(key_info(&sink, "topics.regex")["order_in_group"], 4);
+    assert_eq!(
+        key_info(&sink, "topics.regex")["display_name"],
+        "Topics regex"
+    );
+    assert_eq!(
+        key_info(&sink, "errors.deadletterqueue.context.headers.enable")["order_in_group"],
+        8
+    );
     assert!(sink
         .as_array()
         .is_some_and(|a| a.iter().all(|i| i["name"] != "topic.creation.groups")));
@@ -203,7 +296,7 @@ fn validate_reports_every_problem_on_its_key() {
             "Error Handling",
             "Topic Creation",
             "Exactly Once Support",
-            "Offsets Topic"
+            "offsets.topic"
         ])
     );
     assert_eq!(
@@ -215,10 +308,46 @@ fn validate_reports_every_problem_on_its_key() {
     );
     assert_eq!(config(&infos, "batch.size")["value"]["value"], "2000");
     assert_eq!(config(&infos, "tasks.max")["value"]["value"], "1");
+    // Converter keys default to the worker's converters and recommend the converter classes;
+    // the version keys default to (and recommend) the version of the plugin in effect.
+    let key_converter = config(&infos, "key.converter");
     assert_eq!(
-        config(&infos, "key.converter")["value"]["value"],
-        Value::Null
+        key_converter["definition"]["default_value"],
+        "org.apache.kafka.connect.storage.StringConverter"
     );
+    assert_eq!(
+        key_converter["value"]["value"],
+        "org.apache.kafka.connect.storage.StringConverter"
+    );
+    let recommended = key_converter["value"]["recommended_values"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(recommended.contains(&json!("org.apache.kafka.connect.json.JsonConverter")));
+    assert!(!recommended.contains(&json!(
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+    )));
+    let headers = &config(&infos, "header.converter")["value"];
+    assert_eq!(
+        headers["value"],
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+    );
+    assert!(headers["recommended_values"]
+        .as_array()
+        .is_some_and(|r| r.contains(&json!(
+            "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+        ))));
+    let version = env!("CARGO_PKG_VERSION");
+    for key in [
+        "connector.plugin.version",
+        "key.converter.plugin.version",
+        "header.converter.plugin.version",
+    ] {
+        let c = config(&infos, key);
+        assert_eq!(c["definition"]["default_value"], version, "{key}");
+        assert_eq!(c["value"]["value"], version, "{key}");
+        assert_eq!(c["value"]["recommended_values"], json!([version]), "{key}");
+    }
     assert!(infos["configs"]
         .as_array()
         .is_some_and(|a| a.iter().all(|c| !c["definition"].is_null())));

@@ -16,7 +16,7 @@ use crate::herder::spec::connector_spec;
 use crate::herder::standalone::StandaloneHerder;
 use crate::herder::HerderHandle;
 use crate::plugins::PluginRegistry;
-use crate::rest::AppState;
+use crate::rest::{AppState, WorkerInfo};
 use crate::storage::FileOffsetStore;
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
@@ -56,6 +56,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let listener = bind_rest(&worker_config).await.map_err(startup)?;
     let rest_addr = listener.local_addr().map_err(|e| startup(e.into()))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
+    let cluster_id = topics.kafka_cluster_id().await;
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
     info!(offsets = %offsets_path.display(), "Standalone worker started.");
@@ -90,6 +91,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         AppState {
             herder: handle.clone(),
             plugins,
+            worker: Arc::new(WorkerInfo::new(&worker_config, cluster_id)),
         },
         rest_stop.clone(),
     ));
@@ -163,6 +165,29 @@ impl Topics {
         match self {
             Self::Local(log) => log.clone(),
             Self::Kafka(kafka) => kafka.clone(),
+        }
+    }
+
+    /// The Kafka cluster's id (as Kafka Connect reports it in `GET /`); `None` on the
+    /// embedded log, or with a warning when the cluster cannot be asked.
+    async fn kafka_cluster_id(&self) -> Option<String> {
+        let Self::Kafka(kafka) = self else {
+            return None;
+        };
+        let kafka = kafka.clone();
+        match tokio::task::spawn_blocking(move || kafka.cluster_id()).await {
+            Ok(Ok(id)) => {
+                info!(kafka.cluster.id = %id, "Kafka cluster found.");
+                Some(id)
+            }
+            Ok(Err(e)) => {
+                warn!(error = %e, "Could not read the Kafka cluster id.");
+                None
+            }
+            Err(e) => {
+                warn!(error = %e, "Could not read the Kafka cluster id.");
+                None
+            }
         }
     }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 use connect_api::config_def::Default as Def;
 use connect_api::{
     ConfigDef, ConfigKey, ConfigMap, ConfigType, ConfigValue, ConfigValues, Importance, Validator,
+    Width,
 };
 
 use super::error::{ConfigError, ConfigProblem, ConfigWarning};
@@ -32,7 +33,7 @@ pub enum ErrorTolerance {
 }
 
 use ConfigType::{Boolean, Class, Int, List, Long, Short, String as Str};
-use Importance::{High, Low, Medium};
+use Importance::{High, Low};
 
 fn key(
     name: &'static str,
@@ -44,10 +45,47 @@ fn key(
     ConfigKey::new(name, config_type, default, importance, doc)
 }
 
-/// The keys of every connector (Kafka's `ConnectorConfig`). `name` is checked separately
-/// for emptiness and control characters (Kafka's `NonEmptyStringWithoutControlChars`).
+/// Group names of the connector keys, as Kafka Connect reports them.
+const COMMON: &str = "Common";
+const ERRORS: &str = "Error Handling";
+const EXACTLY_ONCE: &str = "Exactly Once Support";
+
+/// `connector.plugin.version`: the connector plugin version to use (KIP-891); its default is
+/// the version of the connector plugin, filled in by the REST layer.
+pub const CONNECTOR_VERSION: &str = "connector.plugin.version";
+
+/// The `*.plugin.version` key of a converter class key (`key.converter` →
+/// `key.converter.plugin.version`, KIP-891).
+pub fn plugin_version_key(class_key: &str) -> String {
+    format!("{class_key}.plugin.version")
+}
+
+/// A converter class key and its `.plugin.version` key, at `order` and `order + 1` in `Common`.
+fn converter_keys(
+    def: ConfigDef,
+    class_key: &'static str,
+    version_key: &'static str,
+    order: i32,
+    (class_display, version_display): (&'static str, &'static str),
+    (class_doc, version_doc): (&'static str, &'static str),
+) -> ConfigDef {
+    def.define(
+        key(class_key, Class, Def::Null, Low, class_doc)
+            .in_group(COMMON, order)
+            .display(Width::Short, class_display),
+    )
+    .define(
+        key(version_key, Str, Def::Null, Low, version_doc)
+            .in_group(COMMON, order + 1)
+            .display(Width::Short, version_display),
+    )
+}
+
+/// The keys of every connector (Kafka's `ConnectorConfig`, with its groups, orders, widths
+/// and display names). `name` is checked separately for emptiness and control characters
+/// (Kafka's `NonEmptyStringWithoutControlChars`).
 pub fn common_connector_def() -> ConfigDef {
-    ConfigDef::new()
+    let def = ConfigDef::new()
         .define(
             key(
                 "name",
@@ -56,7 +94,8 @@ pub fn common_connector_def() -> ConfigDef {
                 High,
                 "Globally unique name of this connector.",
             )
-            .group("Common"),
+            .in_group(COMMON, 1)
+            .display(Width::Medium, "Connector name"),
         )
         .define(
             key(
@@ -66,7 +105,19 @@ pub fn common_connector_def() -> ConfigDef {
                 High,
                 "Class name or alias of the connector, e.g. FileStreamSource.",
             )
-            .group("Common"),
+            .in_group(COMMON, 2)
+            .display(Width::Long, "Connector class"),
+        )
+        .define(
+            key(
+                CONNECTOR_VERSION,
+                Str,
+                Def::Null,
+                Importance::Medium,
+                "Version of the connector plugin.",
+            )
+            .in_group(COMMON, 3)
+            .display(Width::Medium, "Connector version"),
         )
         .define(
             key(
@@ -77,7 +128,8 @@ pub fn common_connector_def() -> ConfigDef {
                 "Maximum number of tasks.",
             )
             .validator(Validator::at_least(1.0))
-            .group("Common"),
+            .in_group(COMMON, 4)
+            .display(Width::Short, "Tasks max"),
         )
         .define(
             key(
@@ -87,126 +139,142 @@ pub fn common_connector_def() -> ConfigDef {
                 Low,
                 "(Deprecated) Fail a connector that generates more than tasks.max tasks.",
             )
-            .group("Common"),
+            .in_group(COMMON, 5)
+            .display(Width::Short, "Enforce tasks max"),
+        );
+    let def = converter_keys(
+        def,
+        "key.converter",
+        "key.converter.plugin.version",
+        6,
+        ("Key converter class", "Key converter version"),
+        (
+            "Key converter; inherited from the worker when unset.",
+            "Version of the key converter.",
+        ),
+    );
+    let def = converter_keys(
+        def,
+        "value.converter",
+        "value.converter.plugin.version",
+        8,
+        ("Value converter class", "Value converter version"),
+        (
+            "Value converter; inherited from the worker when unset.",
+            "Version of the value converter.",
+        ),
+    );
+    converter_keys(
+        def,
+        "header.converter",
+        "header.converter.plugin.version",
+        10,
+        ("Header converter class", "Header converter version"),
+        (
+            "Header converter; inherited from the worker when unset.",
+            "Version of the header converter.",
+        ),
+    )
+    .define(
+        key(
+            "transforms",
+            List,
+            Def::Value(""),
+            Low,
+            "Aliases of the transformations to apply.",
         )
-        .define(
-            key(
-                "key.converter",
-                Class,
-                Def::Null,
-                Low,
-                "Key converter; inherited from the worker when unset.",
-            )
-            .group("Common"),
+        .in_group("Transforms", 12)
+        .display(Width::Long, "Transforms"),
+    )
+    .define(
+        key(
+            "predicates",
+            List,
+            Def::Value(""),
+            Low,
+            "Aliases of the predicates used by transformations.",
         )
-        .define(
-            key(
-                "value.converter",
-                Class,
-                Def::Null,
-                Low,
-                "Value converter; inherited from the worker when unset.",
-            )
-            .group("Common"),
+        .in_group("Predicates", 13)
+        .display(Width::Long, "Predicates"),
+    )
+    .define(
+        key(
+            "config.action.reload",
+            Str,
+            Def::Value("restart"),
+            Low,
+            "What to do when a config provider value changes: none or restart.",
         )
-        .define(
-            key(
-                "header.converter",
-                Class,
-                Def::Null,
-                Low,
-                "Header converter; inherited from the worker when unset.",
-            )
-            .group("Common"),
+        .validator(Validator::OneOf(&["none", "restart"]))
+        .in_group(COMMON, 14)
+        .display(Width::Medium, "Reload Action"),
+    )
+    .define(
+        key(
+            "errors.retry.timeout",
+            Long,
+            Def::Value("0"),
+            Importance::Medium,
+            "Maximum time in ms to retry a failed operation; -1 retries forever.",
         )
-        .define(
-            key(
-                "transforms",
-                List,
-                Def::Value(""),
-                Low,
-                "Aliases of the transformations to apply.",
-            )
-            .group("Transforms"),
+        .in_group(ERRORS, 1)
+        .display(Width::Medium, "Retry Timeout for Errors"),
+    )
+    .define(
+        key(
+            "errors.retry.delay.max.ms",
+            Long,
+            Def::Value("60000"),
+            Importance::Medium,
+            "Maximum delay in ms between retries.",
         )
-        .define(
-            key(
-                "predicates",
-                List,
-                Def::Value(""),
-                Low,
-                "Aliases of the predicates used by transformations.",
-            )
-            .group("Predicates"),
+        .in_group(ERRORS, 2)
+        .display(Width::Medium, "Maximum Delay Between Retries for Errors"),
+    )
+    .define(
+        key(
+            "errors.tolerance",
+            Str,
+            Def::Value("none"),
+            Importance::Medium,
+            "none: an error fails the task; all: problematic records are skipped.",
         )
-        .define(
-            key(
-                "config.action.reload",
-                Str,
-                Def::Value("restart"),
-                Low,
-                "What to do when a config provider value changes: none or restart.",
-            )
-            .validator(Validator::OneOf(&["none", "restart"]))
-            .group("Common"),
+        .validator(Validator::OneOf(&["none", "all"]))
+        .in_group(ERRORS, 3)
+        .display(Width::Short, "Error Tolerance"),
+    )
+    .define(
+        key(
+            "errors.log.enable",
+            Boolean,
+            Def::Value("false"),
+            Importance::Medium,
+            "Log each error and the failed operation.",
         )
-        .define(
-            key(
-                "errors.retry.timeout",
-                Long,
-                Def::Value("0"),
-                Medium,
-                "Maximum time in ms to retry a failed operation; -1 retries forever.",
-            )
-            .group("Error Handling"),
+        .in_group(ERRORS, 4)
+        .display(Width::Short, "Log Errors"),
+    )
+    .define(
+        key(
+            "errors.log.include.messages",
+            Boolean,
+            Def::Value("false"),
+            Importance::Medium,
+            "Include the record in error logs.",
         )
-        .define(
-            key(
-                "errors.retry.delay.max.ms",
-                Long,
-                Def::Value("60000"),
-                Medium,
-                "Maximum delay in ms between retries.",
-            )
-            .group("Error Handling"),
-        )
-        .define(
-            key(
-                "errors.tolerance",
-                Str,
-                Def::Value("none"),
-                Medium,
-                "none: an error fails the task; all: problematic records are skipped.",
-            )
-            .validator(Validator::OneOf(&["none", "all"]))
-            .group("Error Handling"),
-        )
-        .define(
-            key(
-                "errors.log.enable",
-                Boolean,
-                Def::Value("false"),
-                Medium,
-                "Log each error and the failed operation.",
-            )
-            .group("Error Handling"),
-        )
-        .define(
-            key(
-                "errors.log.include.messages",
-                Boolean,
-                Def::Value("false"),
-                Medium,
-                "Include the record in error logs.",
-            )
-            .group("Error Handling"),
-        )
+        .in_group(ERRORS, 5)
+        .display(Width::Short, "Log Error Details"),
+    )
 }
 
 /// The keys of sink connectors (Kafka's `SinkConnectorConfig`).
 pub fn sink_connector_def() -> ConfigDef {
     common_connector_def()
-        .define(key("topics", List, Def::Value(""), High, "Topics to consume.").group("Common"))
+        .define(
+            key("topics", List, Def::Value(""), High, "Topics to consume.")
+                .in_group(COMMON, 4)
+                .display(Width::Long, "Topics"),
+        )
         .define(
             key(
                 "topics.regex",
@@ -215,37 +283,41 @@ pub fn sink_connector_def() -> ConfigDef {
                 High,
                 "Regex of the topics to consume.",
             )
-            .group("Common"),
+            .in_group(COMMON, 4)
+            .display(Width::Long, "Topics regex"),
         )
         .define(
             key(
                 "errors.deadletterqueue.topic.name",
                 Str,
                 Def::Value(""),
-                Medium,
+                Importance::Medium,
                 "Dead letter queue topic; empty = none.",
             )
-            .group("Error Handling"),
+            .in_group(ERRORS, 6)
+            .display(Width::Medium, "Dead Letter Queue Topic Name"),
         )
         .define(
             key(
                 "errors.deadletterqueue.topic.replication.factor",
                 Short,
                 Def::Value("3"),
-                Medium,
+                Importance::Medium,
                 "Replication factor of the dead letter queue topic.",
             )
-            .group("Error Handling"),
+            .in_group(ERRORS, 7)
+            .display(Width::Medium, "Dead Letter Queue Topic Replication Factor"),
         )
         .define(
             key(
                 "errors.deadletterqueue.context.headers.enable",
                 Boolean,
                 Def::Value("false"),
-                Medium,
+                Importance::Medium,
                 "Add error context headers to dead-lettered records.",
             )
-            .group("Error Handling"),
+            .in_group(ERRORS, 8)
+            .display(Width::Medium, "Enable Error Context Headers"),
         )
 }
 
@@ -261,29 +333,32 @@ pub fn source_connector_def() -> ConfigDef {
                 Low,
                 "Topic creation groups besides 'default'.",
             )
-            .group("Topic Creation"),
+            .in_group("Topic Creation", 1)
+            .display(Width::Long, "Topic Creation Groups"),
         )
         .define(
             key(
                 "exactly.once.support",
                 Str,
                 Def::Value("requested"),
-                Medium,
+                Importance::Medium,
                 "requested or required.",
             )
             .validator(Validator::OneOf(&["requested", "required"]))
-            .group("Exactly Once Support"),
+            .in_group(EXACTLY_ONCE, 2)
+            .display(Width::Short, "Exactly once support"),
         )
         .define(
             key(
                 "transaction.boundary",
                 Str,
                 Def::Value("poll"),
-                Medium,
+                Importance::Medium,
                 "poll, interval or connector.",
             )
             .validator(Validator::OneOf(&["poll", "interval", "connector"]))
-            .group("Exactly Once Support"),
+            .in_group(EXACTLY_ONCE, 3)
+            .display(Width::Short, "Transaction Boundary"),
         )
         .define(
             key(
@@ -294,7 +369,8 @@ pub fn source_connector_def() -> ConfigDef {
                 "Transaction interval when transaction.boundary=interval.",
             )
             .validator(Validator::at_least(0.0))
-            .group("Exactly Once Support"),
+            .in_group(EXACTLY_ONCE, 4)
+            .display(Width::Short, "Transaction boundary interval"),
         )
         .define(
             key(
@@ -304,7 +380,9 @@ pub fn source_connector_def() -> ConfigDef {
                 Low,
                 "Per-connector offsets topic (distributed mode).",
             )
-            .group("Offsets Topic"),
+            // Kafka Connect's group name for this key is `offsets.topic`, not a title.
+            .in_group("offsets.topic", 1)
+            .display(Width::Long, "Offsets topic"),
         )
 }
 

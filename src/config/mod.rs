@@ -15,8 +15,9 @@ mod validate;
 mod worker;
 
 pub use self::connector::{
-    common_connector_def, connector_def, sink_connector_def, source_connector_def,
-    validate as validate_connector, ConnectorConfig, ConnectorKind, ErrorTolerance,
+    common_connector_def, connector_def, plugin_version_key, sink_connector_def,
+    source_connector_def, validate as validate_connector, ConnectorConfig, ConnectorKind,
+    ErrorTolerance, CONNECTOR_VERSION,
 };
 pub use self::error::{format_problems, log_warnings, ConfigError, ConfigProblem, ConfigWarning};
 pub use self::json::{parse_json, InitialState, JsonConfig};

@@ -49,6 +49,9 @@ pub struct StateInfo {
     /// The failure, when FAILED.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    /// The version of the plugin running it (KIP-891; left out when not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// The state of one task.
@@ -63,6 +66,9 @@ pub struct TaskStateInfo {
     /// The failure, when FAILED.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    /// The version of the plugin running it (KIP-891; left out when not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// Kafka Connect's `ConnectorStateInfo`.

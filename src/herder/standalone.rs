@@ -447,8 +447,8 @@ impl StandaloneHerder {
         Ok(known.iter().cloned().collect())
     }
 
-    /// The sink group and subscription of connector `name` (from its configuration).
-    fn sink_group(&self, name: &str) -> Result<(String, crate::topics::Subscription), HerderError> {
+    /// The consumer group of sink connector `name` (from its configuration).
+    fn sink_group(&self, name: &str) -> Result<String, HerderError> {
         let entry = self.entry(name)?;
         let raw = RawConfig::from_pairs(
             format!("the configuration of connector {name}"),
@@ -456,29 +456,23 @@ impl StandaloneHerder {
         );
         let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
             .map_err(|e| HerderError::Internal(e.to_string()))?;
-        let group = spec
+        Ok(spec
             .consumer_overrides
             .get("group.id")
             .cloned()
-            .unwrap_or_else(|| format!("connect-{name}"));
-        let subscription = spec
-            .subscription
-            .ok_or_else(|| HerderError::Internal(format!("Connector {name} has no topics")))?;
-        Ok((group, subscription))
+            .unwrap_or_else(|| format!("connect-{name}")))
     }
 
     async fn offsets(&mut self, name: &str) -> Result<serde_json::Value, HerderError> {
         let entry = self.entry(name)?;
         match entry.connector_type {
             ConnectorType::Sink => {
-                let (group, subscription) = self.sink_group(name)?;
+                let group = self.sink_group(name)?;
                 let backend = self.worker.topic_backend();
-                let offsets = tokio::task::spawn_blocking(move || {
-                    backend.group_offsets(&group, &subscription)
-                })
-                .await
-                .map_err(|e| HerderError::Internal(e.to_string()))?
-                .map_err(|e| HerderError::Internal(e.to_string()))?;
+                let offsets = tokio::task::spawn_blocking(move || backend.group_offsets(&group))
+                    .await
+                    .map_err(|e| HerderError::Internal(e.to_string()))?
+                    .map_err(|e| HerderError::Internal(e.to_string()))?;
                 Ok(super::offsets::sink_offsets(&offsets))
             }
             _ => Ok(super::offsets::source_offsets(
@@ -521,13 +515,13 @@ impl StandaloneHerder {
         }
         let result = match connector_type {
             ConnectorType::Sink => {
-                let (group, subscription) = self.sink_group(name)?;
+                let group = self.sink_group(name)?;
                 let backend = self.worker.topic_backend();
                 tokio::task::spawn_blocking(move || {
                     let changes = match sink_changes {
                         Some(c) => c,
                         None => backend
-                            .group_offsets(&group, &subscription)?
+                            .group_offsets(&group)?
                             .into_keys()
                             .map(|tp| (tp, None))
                             .collect(),
@@ -595,14 +589,25 @@ impl StandaloneHerder {
         })
     }
 
+    /// The version of the connector plugin named by `entry`'s `connector.class` (connector and
+    /// tasks report the plugin's version, as Kafka Connect 4.x); `None` when the plugin is
+    /// unknown or has no version.
+    fn plugin_version(&self, entry: &Entry) -> Option<String> {
+        let class = entry.config.get("connector.class")?;
+        let version = self.plugins.connector(class).ok()?.desc().version;
+        (version != "undefined").then(|| version.to_owned())
+    }
+
     fn status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
         let entry = self.connectors.get(name).ok_or_else(|| {
             HerderError::NotFound(format!("No status found for connector {name}"))
         })?;
+        let version = self.plugin_version(entry);
         let state = |s: &str, trace: Option<String>| StateInfo {
             state: s.to_owned(),
             worker_id: self.worker_id.clone(),
             trace,
+            version: version.clone(),
         };
         let connector = match (&entry.failure, entry.target) {
             (_, TargetState::Paused) => state("PAUSED", None),
@@ -619,6 +624,7 @@ impl StandaloneHerder {
                     state: "PAUSED".to_owned(),
                     worker_id: self.worker_id.clone(),
                     trace: None,
+                    version: version.clone(),
                 })
                 .collect();
             return Ok(ConnectorStateInfo {
@@ -644,6 +650,7 @@ impl StandaloneHerder {
                     state: s.to_owned(),
                     worker_id: self.worker_id.clone(),
                     trace,
+                    version: version.clone(),
                 }
             })
             .collect();

@@ -126,6 +126,7 @@ impl PluginRegistry {
                     class_name: c.class_name,
                     kind,
                     version: env!("CARGO_PKG_VERSION"),
+                    task_class: None,
                 },
                 factory: Factory::Converter(c),
             });
@@ -244,6 +245,16 @@ impl PluginRegistry {
     /// Every plugin's static facts, in registration order.
     pub fn descriptors(&self) -> impl Iterator<Item = PluginDesc> + '_ {
         self.entries.iter().map(|e| e.desc)
+    }
+
+    /// The static facts of the converter (`header`: header converter) called `name`.
+    pub fn converter_desc(&self, name: &str, header: bool) -> Option<PluginDesc> {
+        let group = if header {
+            Group::HeaderConverter
+        } else {
+            Group::Converter
+        };
+        self.find(group, name).map(|e| e.desc)
     }
 }
 

@@ -2,7 +2,7 @@
 //! delete connectors, their status and their tasks.
 
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -94,6 +94,7 @@ async fn list_connectors(
 /// `POST /connectors`: 201 with `Location` and the connector's info.
 async fn create_connector(
     State(state): State<AppState>,
+    headers: HeaderMap,
     JsonBody(request): JsonBody<CreateConnectorRequest>,
 ) -> Result<Response, RestError> {
     // A missing name becomes "", which the herder's validation rejects with Kafka's message.
@@ -102,7 +103,7 @@ async fn create_connector(
     let initial = initial_state(request.initial_state.as_deref())?;
     check_and_put_name(&name, &mut config)?;
     let info = complete(state.herder.create_connector(&name, config, initial)).await?;
-    Ok(created(&name, info))
+    Ok(created(&headers, &name, info))
 }
 
 /// `GET /connectors/{c}`.
@@ -127,6 +128,7 @@ async fn get_connector_config(
 async fn put_connector_config(
     State(state): State<AppState>,
     PathParams(name): PathParams<String>,
+    headers: HeaderMap,
     JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
 ) -> Result<Response, RestError> {
     let mut config = config_map(body)?;
@@ -134,7 +136,7 @@ async fn put_connector_config(
     let (was_created, info) =
         complete(state.herder.put_connector_config(&name, config, true)).await?;
     if was_created {
-        Ok(created(&name, info))
+        Ok(created(&headers, &name, info))
     } else {
         Ok(Json(info).into_response())
     }
@@ -194,14 +196,29 @@ fn internal(e: serde_json::Error) -> RestError {
     RestError::internal(e.to_string())
 }
 
-/// 201 Created with `Location: /connectors/<name>` and the connector's info.
-fn created(name: &str, info: ConnectorInfo) -> Response {
+/// 201 Created with `Location: http://<host>/connectors/<name>` and the connector's info.
+fn created(headers: &HeaderMap, name: &str, info: ConnectorInfo) -> Response {
     (
         StatusCode::CREATED,
-        [(header::LOCATION, location(name))],
+        [(header::LOCATION, absolute(headers, &location(name)))],
         Json(info),
     )
         .into_response()
+}
+
+/// `path` as the absolute URL Kafka Connect (Jersey) puts in `Location`: resolved against
+/// `http://` and the request's `Host` header; the bare path when the request has no usable
+/// `Host` (HTTP/1.0).
+fn absolute(headers: &HeaderMap, path: &str) -> String {
+    match headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::trim)
+        .filter(|h| !h.is_empty() && !h.contains(['/', '?', '#', '@', ' ']))
+    {
+        Some(host) => format!("http://{host}{path}"),
+        None => path.to_owned(),
+    }
 }
 
 /// `/connectors/<name>` with the name percent-encoded as one path segment.
@@ -321,6 +338,17 @@ mod tests {
         );
         assert_eq!(location("a b/c"), "/connectors/a%20b%2Fc");
         assert_eq!(location("é"), "/connectors/%C3%A9");
+    }
+
+    #[test]
+    fn location_is_absolute_on_the_requests_host() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(absolute(&headers, "/connectors/a"), "/connectors/a");
+        headers.insert(header::HOST, "127.0.0.1:8083".parse().unwrap());
+        assert_eq!(
+            absolute(&headers, "/connectors/a%20b"),
+            "http://127.0.0.1:8083/connectors/a%20b"
+        );
     }
 
     #[test]

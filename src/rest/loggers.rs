@@ -1,6 +1,7 @@
 //! `/admin/loggers`: read and change log levels at run time, as Kafka Connect's
-//! `LoggingResource`. Loggers are tracing targets plus `root` (see [`crate::logging`]);
-//! Java-style names (`connect_rs.worker`) are read as `connect_rs::worker`.
+//! `LoggingResource`. Loggers are names standing for tracing targets, plus `root` (see
+//! [`crate::logging`]): Kafka logger names such as `org.apache.kafka.connect.runtime` map onto
+//! the connect-rs targets doing that work, and every name is read back as it was set.
 
 use std::collections::BTreeMap;
 
@@ -20,14 +21,18 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/admin/loggers/{name}", get(get_logger).put(set_logger))
 }
 
-/// `GET /admin/loggers`: `root` and every logger with an explicitly set level, sorted.
+/// `GET /admin/loggers`: every existing logger whose level is not `OFF`, sorted.
 async fn list_loggers() -> Json<BTreeMap<String, LoggerLevel>> {
     Json(logging::levels().all())
 }
 
-/// `GET /admin/loggers/{name}`: the logger's effective level.
-async fn get_logger(PathParams(name): PathParams<String>) -> Json<LoggerLevel> {
-    Json(logging::levels().level(&name))
+/// `GET /admin/loggers/{name}`: the logger's level; 404 `Logger <name> not found.` for a
+/// logger that does not exist.
+async fn get_logger(PathParams(name): PathParams<String>) -> Result<Json<LoggerLevel>, RestError> {
+    logging::levels()
+        .level(&name)
+        .map(Json)
+        .ok_or_else(|| RestError::not_found(format!("Logger {name} not found.")))
 }
 
 /// Where a level change applies.

@@ -32,13 +32,40 @@ use crate::plugins::PluginRegistry;
 
 pub use error::RestError;
 
-/// What every handler needs: the herder and the plugins.
+/// What every handler needs: the herder, the plugins and facts about the worker.
 #[derive(Clone)]
 pub struct AppState {
     /// The herder (control plane) that owns the connectors.
     pub herder: HerderHandle,
     /// The plugins this binary offers, for `/connector-plugins`.
     pub plugins: Arc<PluginRegistry>,
+    /// Facts about this worker that the REST API reports.
+    pub worker: Arc<WorkerInfo>,
+}
+
+/// Facts about the worker that the REST API reports besides the herder's answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerInfo {
+    /// The id of the Kafka cluster the worker uses (`kafka_cluster_id` of `GET /`); `None` on
+    /// the embedded log, which belongs to no Kafka cluster.
+    pub kafka_cluster_id: Option<String>,
+    /// The worker's `key.converter`, `value.converter` and `header.converter` classes: the
+    /// defaults `PUT /connector-plugins/{p}/config/validate` reports for a connector's own.
+    pub converters: [String; 3],
+}
+
+impl WorkerInfo {
+    /// The facts of a worker with `config` whose Kafka cluster is `kafka_cluster_id`.
+    pub fn new(config: &crate::config::WorkerConfig, kafka_cluster_id: Option<String>) -> Self {
+        Self {
+            kafka_cluster_id,
+            converters: [
+                config.key_converter_class().to_owned(),
+                config.value_converter_class().to_owned(),
+                config.header_converter_class().to_owned(),
+            ],
+        }
+    }
 }
 
 /// The REST API's routes, with Kafka Connect's error body for unknown paths and methods.

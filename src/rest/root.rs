@@ -21,7 +21,8 @@ pub struct ServerInfo {
     pub version: &'static str,
     /// The source commit it was built from (`unknown` when not recorded).
     pub commit: &'static str,
-    /// The Kafka cluster id (`null`: not known, e.g. on the embedded log).
+    /// The Kafka cluster id, from the broker's metadata at start-up (`null` on the embedded
+    /// log, which belongs to no Kafka cluster).
     pub kafka_cluster_id: Option<String>,
 }
 
@@ -40,11 +41,11 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/health", get(health))
 }
 
-async fn server_info() -> Json<ServerInfo> {
+async fn server_info(State(state): State<AppState>) -> Json<ServerInfo> {
     Json(ServerInfo {
         version: env!("CARGO_PKG_VERSION"),
         commit: option_env!("CONNECT_RS_COMMIT").unwrap_or("unknown"),
-        kafka_cluster_id: None,
+        kafka_cluster_id: state.worker.kafka_cluster_id.clone(),
     })
 }
 

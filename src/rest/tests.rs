@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{serve, AppState};
+use super::{serve, AppState, WorkerInfo};
 use crate::herder::{
     ConnectorInfo, ConnectorStateInfo, ConnectorType, HerderError, HerderHandle, Request,
     StateInfo, TaskId, TaskStateInfo,
@@ -18,6 +18,7 @@ use crate::herder::{
 use crate::plugins::PluginRegistry;
 
 const WORKER: &str = "127.0.0.1:8083";
+const CLUSTER_ID: &str = "test-cluster-id";
 
 fn info(name: &str, config: &ConfigMap) -> ConnectorInfo {
     ConnectorInfo {
@@ -60,12 +61,14 @@ fn fake_herder() -> HerderHandle {
                             state: "RUNNING".into(),
                             worker_id: WORKER.into(),
                             trace: None,
+                            version: None,
                         },
                         tasks: vec![TaskStateInfo {
                             id: 0,
                             state: "RUNNING".into(),
                             worker_id: WORKER.into(),
                             trace: None,
+                            version: None,
                         }],
                         connector_type: ConnectorType::Source,
                     });
@@ -145,6 +148,14 @@ async fn start() -> Server {
     let state = AppState {
         herder: fake_herder(),
         plugins: Arc::new(PluginRegistry::builtin()),
+        worker: Arc::new(WorkerInfo {
+            kafka_cluster_id: Some(CLUSTER_ID.to_owned()),
+            converters: [
+                "org.apache.kafka.connect.json.JsonConverter".to_owned(),
+                "org.apache.kafka.connect.storage.StringConverter".to_owned(),
+                "org.apache.kafka.connect.storage.SimpleHeaderConverter".to_owned(),
+            ],
+        }),
     };
     let shutdown = CancellationToken::new();
     tokio::spawn(serve(listener, state, shutdown.clone()));
@@ -234,7 +245,7 @@ async fn root_and_health() {
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(
         r.json(),
-        json!({"version": env!("CARGO_PKG_VERSION"), "commit": "unknown", "kafka_cluster_id": null})
+        json!({"version": env!("CARGO_PKG_VERSION"), "commit": "unknown", "kafka_cluster_id": CLUSTER_ID})
     );
     let r = get(&s, "/health").await;
     assert_eq!(r.status, 200);
@@ -301,7 +312,10 @@ async fn connector_lifecycle() {
         json!({"name": " src ", "config": {"connector.class": "FileStreamSource", "tasks.max": 1}});
     let r = with_json(&s, "POST", "/connectors", &create).await;
     assert_eq!(r.status, 201, "{}", r.body);
-    assert_eq!(r.header("location"), Some("/connectors/src"));
+    assert_eq!(
+        r.header("location"),
+        Some("http://localhost/connectors/src")
+    );
     let config = json!({"connector.class": "FileStreamSource", "tasks.max": "1", "name": "src"});
     let expected_info = json!({
         "name": "src", "config": config, "tasks": [{"connector": "src", "task": 0}], "type": "source"
@@ -397,7 +411,10 @@ async fn connector_lifecycle() {
     assert_eq!(r.json()["config"]["name"], "src");
     let r = with_json(&s, "PUT", "/connectors/my%20conn/config", &update).await;
     assert_eq!(r.status, 201, "{}", r.body);
-    assert_eq!(r.header("location"), Some("/connectors/my%20conn"));
+    assert_eq!(
+        r.header("location"),
+        Some("http://localhost/connectors/my%20conn")
+    );
     assert_eq!(r.json()["name"], "my conn");
     let r = with_json(&s, "PUT", "/connectors/x/config", &json!({"name": "y"})).await;
     assert_eq!(

@@ -9,13 +9,17 @@ use axum::extract::State;
 use axum::routing::{get, put};
 use axum::{Json, Router};
 use connect_api::config_def::{parse_value, Default as KeyDefault};
-use connect_api::{ConfigDef, ConfigKey, ConfigValue, Importance};
+use connect_api::{ConfigDef, ConfigKey, ConfigValue, Importance, PluginDesc};
 use serde::Serialize;
 use serde_json::Value;
 
 use super::error::{JsonBody, PathParams, RestError};
+use super::plugins::plugin_infos;
 use super::AppState;
-use crate::config::{connector_def, validate_connector, ConfigError, ConnectorKind, RawConfig};
+use crate::config::{
+    connector_def, plugin_version_key, validate_connector, ConfigError, ConnectorKind, RawConfig,
+    CONNECTOR_VERSION,
+};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 
 /// The key that names the connector plugin in a connector configuration.
@@ -51,11 +55,11 @@ pub struct ConfigKeyInfo {
     pub documentation: String,
     /// Group, if any.
     pub group: Option<String>,
-    /// Order within the group; -1 when unordered (connect-rs keys are never ordered).
-    pub order: i32,
-    /// Display width: always `NONE`.
+    /// Order within the group; -1 when unordered.
+    pub order_in_group: i32,
+    /// Display width: `NONE`, `SHORT`, `MEDIUM` or `LONG`.
     pub width: &'static str,
-    /// Display name: the key name.
+    /// Display name (the key name unless the definition names one).
     pub display_name: String,
     /// Keys that depend on this one: always empty.
     pub dependents: Vec<String>,
@@ -77,9 +81,9 @@ impl ConfigKeyInfo {
             importance: importance_name(key.importance),
             documentation: key.doc.to_owned(),
             group: key.group.map(str::to_owned),
-            order: -1,
-            width: "NONE",
-            display_name: key.name.to_owned(),
+            order_in_group: key.order_in_group,
+            width: key.width.name(),
+            display_name: key.display_name.unwrap_or(key.name).to_owned(),
             dependents: Vec::new(),
         }
     }
@@ -93,7 +97,8 @@ pub struct ConfigValueInfo {
     /// The parsed value as text (the default when absent; `[hidden]` for a PASSWORD); null when
     /// absent without default, null in the request, or unparseable.
     pub value: Option<String>,
-    /// Recommended values: always empty.
+    /// Recommended values: the converter classes for a converter key, the plugin's version
+    /// for a `*.plugin.version` key, else empty.
     pub recommended_values: Vec<String>,
     /// Error messages, in Kafka's words.
     pub errors: Vec<String>,
@@ -139,7 +144,7 @@ async fn validate_configs(
     JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
 ) -> Result<Json<ConfigInfos>, RestError> {
     let props = request_props(body)?;
-    validate_config(&state.plugins, &plugin, &props).map(Json)
+    validate_config(&state.plugins, &state.worker.converters, &plugin, &props).map(Json)
 }
 
 /// The configuration keys of the connector plugin called `plugin` (class name or alias): the
@@ -156,7 +161,10 @@ pub fn plugin_config(
         .connector(plugin)
         .map_err(|_| RestError::not_found(format!("Unknown plugin {plugin}.")))?;
     let framework = connector_def(kind_of(&connector), &ConfigDef::new());
-    let def = connector.config_def().merge(&framework);
+    let def = with_connector_version(
+        connector.config_def().merge(&framework),
+        connector.desc().version,
+    );
     Ok(def.keys().iter().map(ConfigKeyInfo::from_key).collect())
 }
 
@@ -164,12 +172,15 @@ pub fn plugin_config(
 /// `PUT /connector-plugins/{plugin}/config/validate`. The connector is the one `connector.class`
 /// names; `plugin` is only checked against it. Errors per key are those of the framework and
 /// plugin `ConfigDef`s plus the framework's cross-key checks; keys no definition knows are
-/// listed with a null definition.
+/// listed with a null definition. The converter keys default to the worker's converters
+/// (`worker_converters`: key, value, header) and the `*.plugin.version` keys to the version of
+/// their plugin, as in Kafka Connect 4.x.
 ///
 /// # Errors
 /// 400 when `connector.class` is missing, does not match `plugin`, or names no connector plugin.
 pub fn validate_config(
     plugins: &PluginRegistry,
+    worker_converters: &[String; 3],
     plugin: &str,
     props: &[(String, Option<String>)],
 ) -> Result<ConfigInfos, RestError> {
@@ -194,7 +205,17 @@ pub fn validate_config(
         .connector(class)
         .map_err(|e| RestError::bad_request(e.to_string()))?;
     let kind = kind_of(&connector);
-    let def = connector_def(kind, &connector.config_def());
+    let given_value = |key: &str| {
+        props
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_deref())
+    };
+    let versions = PluginVersions::new(plugins, worker_converters, given_value);
+    let def = versions.apply(with_connector_version(
+        connector_def(kind, &connector.config_def()),
+        connector.desc().version,
+    ));
 
     let raw = RawConfig::from_pairs(
         "<REST request>",
@@ -286,7 +307,7 @@ pub fn validate_config(
             value: Some(ConfigValueInfo {
                 name: key.name.to_owned(),
                 value,
-                recommended_values: Vec::new(),
+                recommended_values: versions.recommended(key.name, connector.desc().version),
                 errors: errors.remove(key.name).unwrap_or_default(),
                 visible: true,
             }),
@@ -303,6 +324,97 @@ pub fn validate_config(
         groups,
         configs,
     })
+}
+
+/// `def` with `connector.plugin.version` defaulting to the connector plugin's `version`.
+fn with_connector_version(def: ConfigDef, version: &'static str) -> ConfigDef {
+    def.with_default(CONNECTOR_VERSION, KeyDefault::Value(version))
+}
+
+/// The converter class keys and whether each names a header converter.
+const CONVERTER_KEYS: [(&str, bool); 3] = [
+    ("key.converter", false),
+    ("value.converter", false),
+    ("header.converter", true),
+];
+
+/// What validation reports about the converter keys and the `*.plugin.version` keys: each
+/// converter key's default (the worker's converter) and the converter in effect (the one
+/// given, else the default), and the converter classes to recommend.
+struct PluginVersions {
+    /// Per entry of [`CONVERTER_KEYS`]: the worker's converter and the converter in effect.
+    converters: Vec<(Option<PluginDesc>, Option<PluginDesc>)>,
+    /// Key/value converter classes, sorted.
+    converter_classes: Vec<String>,
+    /// Header converter classes, sorted.
+    header_classes: Vec<String>,
+}
+
+impl PluginVersions {
+    fn new<'a>(
+        plugins: &PluginRegistry,
+        worker_converters: &[String; 3],
+        given: impl Fn(&str) -> Option<&'a str>,
+    ) -> Self {
+        let converters = CONVERTER_KEYS
+            .iter()
+            .zip(worker_converters)
+            .map(|((key, header), worker)| {
+                let default = plugins.converter_desc(worker, *header);
+                let effective = match given(key) {
+                    Some(name) => plugins.converter_desc(name.trim(), *header),
+                    None => default,
+                };
+                (default, effective)
+            })
+            .collect();
+        let classes = |kind: &str| {
+            plugin_infos(plugins, false)
+                .into_iter()
+                .filter(|p| p.kind == kind)
+                .map(|p| p.class_name)
+                .collect()
+        };
+        Self {
+            converters,
+            converter_classes: classes("converter"),
+            header_classes: classes("header_converter"),
+        }
+    }
+
+    /// `def` with the converter keys defaulting to the worker's converters and their
+    /// `.plugin.version` keys to the version of the converter in effect.
+    fn apply(&self, mut def: ConfigDef) -> ConfigDef {
+        for ((key, _), (default, effective)) in CONVERTER_KEYS.iter().zip(&self.converters) {
+            if let Some(d) = default {
+                def = def.with_default(key, KeyDefault::Value(d.class_name));
+            }
+            if let Some(e) = effective {
+                def = def.with_default(&plugin_version_key(key), KeyDefault::Value(e.version));
+            }
+        }
+        def
+    }
+
+    /// The recommended values of `key`.
+    fn recommended(&self, key: &str, connector_version: &str) -> Vec<String> {
+        if key == CONNECTOR_VERSION {
+            return vec![connector_version.to_owned()];
+        }
+        for ((class_key, header), (_, effective)) in CONVERTER_KEYS.iter().zip(&self.converters) {
+            if key == *class_key {
+                return if *header {
+                    self.header_classes.clone()
+                } else {
+                    self.converter_classes.clone()
+                };
+            }
+            if key == plugin_version_key(class_key) {
+                return effective.iter().map(|e| e.version.to_owned()).collect();
+            }
+        }
+        Vec::new()
+    }
 }
 
 /// The request body as (key, value) pairs in request order: JSON strings as they are, numbers
@@ -407,6 +519,12 @@ fn java_map_string(props: &[(String, Option<String>)]) -> String {
 mod tests {
     use super::*;
 
+    const WORKER_CONVERTERS: [&str; 3] = [
+        "org.apache.kafka.connect.json.JsonConverter",
+        "StringConverter",
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+    ];
+
     fn pairs(p: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
         p.iter()
             .map(|(k, v)| ((*k).to_owned(), v.map(str::to_owned)))
@@ -477,6 +595,7 @@ mod tests {
         let r = PluginRegistry::builtin();
         let infos = validate_config(
             &r,
+            &WORKER_CONVERTERS.map(str::to_owned),
             "FileStreamSink",
             &pairs(&[
                 ("name", Some("s")),

@@ -223,15 +223,12 @@ pub trait TopicBackend: Send + Sync {
         member: usize,
         members: usize,
     ) -> Result<Box<dyn TopicConsumer>, TopicError>;
-    /// The committed offsets of `group` in the topics of `subscription` (blocking I/O).
+    /// Every committed offset of `group`, in any topic (as Kafka's `listConsumerGroupOffsets`;
+    /// blocking I/O).
     ///
     /// # Errors
     /// When they cannot be read.
-    fn group_offsets(
-        &self,
-        group: &str,
-        subscription: &Subscription,
-    ) -> Result<PartitionOffsets, TopicError>;
+    fn group_offsets(&self, group: &str) -> Result<PartitionOffsets, TopicError>;
     /// Sets (`Some`) or resets to the beginning (`None`) offsets of `group`, which must have no
     /// active member (blocking I/O).
     ///

@@ -188,6 +188,7 @@ impl Worker {
         .instrument(span.clone())
         .await
         .map_err(fail)?;
+        let task_configs = with_task_class(task_configs, spec.plugin.desc().task_class);
         if task_configs.len() > spec.tasks_max {
             return Err(fail(ConnectError::Other(format!(
                 "The connector has generated {} tasks, which is greater than {}, the maximum number of tasks it is configured to create.",
@@ -374,6 +375,24 @@ impl Worker {
     }
 }
 
+/// The key Kafka Connect adds to every task configuration: the task's Java class name.
+pub const TASK_CLASS_CONFIG: &str = "task.class";
+
+/// The task configurations with `task.class` set to the plugin's task class, as Kafka
+/// Connect's `Worker.connectorTaskConfigs` does (unchanged when the plugin names none).
+fn with_task_class(configs: Vec<ConfigMap>, task_class: Option<&str>) -> Vec<ConfigMap> {
+    let Some(class) = task_class else {
+        return configs;
+    };
+    configs
+        .into_iter()
+        .map(|mut c| {
+            c.insert(TASK_CLASS_CONFIG.to_owned(), class.to_owned());
+            c
+        })
+        .collect()
+}
+
 async fn stop_tasks(mut tasks: Vec<RunningTask>, graceful: Duration) -> StopReport {
     for task in &tasks {
         task.cancel.cancel();
@@ -492,6 +511,7 @@ mod tests {
                 class_name: "test.FlakySourceConnector",
                 kind: PluginKind::Source,
                 version: "0",
+                task_class: Some("test.FlakySourceTask"),
             }
         }
         fn config_def(&self) -> ConfigDef {

@@ -155,6 +155,37 @@ pub struct ConfigKey {
     pub doc: &'static str,
     /// Group name, if any.
     pub group: Option<&'static str>,
+    /// Position within the group (Kafka's `orderInGroup`); -1 when unordered.
+    pub order_in_group: i32,
+    /// Display width hint.
+    pub width: Width,
+    /// Display name; the key name when unset.
+    pub display_name: Option<&'static str>,
+}
+
+/// Kafka's `ConfigDef.Width`: how wide a UI should show a key's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// `NONE` (the default).
+    None,
+    /// `SHORT`.
+    Short,
+    /// `MEDIUM`.
+    Medium,
+    /// `LONG`.
+    Long,
+}
+
+impl Width {
+    /// The upper-case name Kafka Connect's REST API reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "NONE",
+            Self::Short => "SHORT",
+            Self::Medium => "MEDIUM",
+            Self::Long => "LONG",
+        }
+    }
 }
 
 impl ConfigKey {
@@ -174,6 +205,9 @@ impl ConfigKey {
             importance,
             doc,
             group: None,
+            order_in_group: -1,
+            width: Width::None,
+            display_name: None,
         }
     }
 
@@ -186,6 +220,20 @@ impl ConfigKey {
     /// Sets the group.
     pub fn group(mut self, group: &'static str) -> Self {
         self.group = Some(group);
+        self
+    }
+
+    /// Sets the group and the position within it (Kafka's `group` + `orderInGroup`).
+    pub fn in_group(mut self, group: &'static str, order: i32) -> Self {
+        self.group = Some(group);
+        self.order_in_group = order;
+        self
+    }
+
+    /// Sets the display width and name (Kafka's `width` + `displayName`).
+    pub fn display(mut self, width: Width, display_name: &'static str) -> Self {
+        self.width = width;
+        self.display_name = Some(display_name);
         self
     }
 }
@@ -352,6 +400,14 @@ impl ConfigDef {
     pub fn define(mut self, key: ConfigKey) -> Self {
         self.keys.retain(|k| k.name != key.name);
         self.keys.push(key);
+        self
+    }
+
+    /// Sets the default of the key `name`, in place (no change when it is not defined).
+    pub fn with_default(mut self, name: &str, default: Default) -> Self {
+        if let Some(key) = self.keys.iter_mut().find(|k| k.name == name) {
+            key.default = default;
+        }
         self
     }
 

@@ -18,7 +18,8 @@ pub mod schema;
 pub mod value;
 
 pub use config_def::{
-    ConfigDef, ConfigIssue, ConfigKey, ConfigType, ConfigValue, ConfigValues, Importance, Validator,
+    ConfigDef, ConfigIssue, ConfigKey, ConfigType, ConfigValue, ConfigValues, Importance,
+    Validator, Width,
 };
 pub use connector::{
     OffsetReader, SinkConnector, SinkTask, SinkTaskContext, SourceConnector, SourceTask,

@@ -55,6 +55,10 @@ pub struct PluginDesc {
     pub kind: PluginKind,
     /// Version.
     pub version: &'static str,
+    /// Fully qualified Java class name of the connector's tasks (`task.class` in task
+    /// configurations), e.g. `org.apache.kafka.connect.file.FileStreamSourceTask`; `None` for
+    /// plugins that have no tasks.
+    pub task_class: Option<&'static str>,
 }
 
 /// Factory of a source connector and its tasks.

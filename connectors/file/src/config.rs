@@ -11,6 +11,10 @@ use connect_api::{
 pub const SOURCE_CONNECTOR_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 /// Class name of the sink connector.
 pub const SINK_CONNECTOR_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+/// Kafka's class name of the source task (`task.class` in its task configurations).
+pub const SOURCE_TASK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceTask";
+/// Kafka's class name of the sink task (`task.class` in its task configurations).
+pub const SINK_TASK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkTask";
 
 /// `file`: the file to read (source) or append to (sink); stdin/stdout when unset.
 pub const FILE_CONFIG: &str = "file";

@@ -6,7 +6,8 @@ use connect_api::{
 };
 
 use crate::config::{
-    sink_config_def, source_config_def, SINK_CONNECTOR_CLASS, SOURCE_CONNECTOR_CLASS,
+    sink_config_def, source_config_def, SINK_CONNECTOR_CLASS, SINK_TASK_CLASS,
+    SOURCE_CONNECTOR_CLASS, SOURCE_TASK_CLASS,
 };
 use crate::sink_connector::FileStreamSinkConnector;
 use crate::sink_task::FileStreamSinkTask;
@@ -30,6 +31,7 @@ impl SourcePlugin for FileStreamSourcePlugin {
             class_name: SOURCE_CONNECTOR_CLASS,
             kind: PluginKind::Source,
             version: env!("CARGO_PKG_VERSION"),
+            task_class: Some(SOURCE_TASK_CLASS),
         }
     }
 
@@ -63,6 +65,7 @@ impl SinkPlugin for FileStreamSinkPlugin {
             class_name: SINK_CONNECTOR_CLASS,
             kind: PluginKind::Sink,
             version: env!("CARGO_PKG_VERSION"),
+            task_class: Some(SINK_TASK_CLASS),
         }
     }
 

@@ -7,7 +7,7 @@ use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, DefaultConsumerConte
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 
 use super::client_config;
-use crate::topics::{PartitionOffsets, Subscription, TopicError, TopicPartition};
+use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
 
 /// How long one admin request may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,22 +31,32 @@ fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ 
     move |e| TopicError::Other(format!("Could not {what}: {e}"))
 }
 
-/// The committed offsets of `group` in the subscribed topics.
+/// The cluster id of the Kafka cluster at `bootstrap`, as Kafka Connect reads it at start-up.
+///
+/// # Errors
+/// When Kafka cannot be reached in time.
+pub fn cluster_id(bootstrap: &str) -> Result<String, TopicError> {
+    let client = group_client(bootstrap, "connect-rs-cluster-id")?;
+    client
+        .client()
+        .fetch_cluster_id(TIMEOUT)
+        .ok_or_else(|| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}")))
+}
+
+/// Every committed offset of `group`: its committed offsets in all partitions of all topics
+/// (librdkafka has no `ListConsumerGroupOffsets` without partitions; a topic deleted since is
+/// not listed).
 ///
 /// # Errors
 /// When Kafka cannot be reached.
-pub fn group_offsets(
-    bootstrap: &str,
-    group: &str,
-    subscription: &Subscription,
-) -> Result<PartitionOffsets, TopicError> {
+pub fn group_offsets(bootstrap: &str, group: &str) -> Result<PartitionOffsets, TopicError> {
     let client = group_client(bootstrap, group)?;
     let metadata = client
         .fetch_metadata(None, TIMEOUT)
         .map_err(failed("read the topics"))?;
     let mut tpl = TopicPartitionList::new();
     for topic in metadata.topics() {
-        if !topic.name().starts_with("__") && subscription.matches(topic.name()) {
+        if topic.error().is_none() {
             for p in topic.partitions() {
                 tpl.add_partition(topic.name(), p.id());
             }

@@ -20,8 +20,8 @@ pub use consumer::KafkaConsumer;
 pub use producer::KafkaProducer;
 
 use super::{
-    ClientSpec, PartitionOffsets, Subscription, TopicBackend, TopicConsumer, TopicError,
-    TopicPartition, TopicProducer,
+    ClientSpec, PartitionOffsets, TopicBackend, TopicConsumer, TopicError, TopicPartition,
+    TopicProducer,
 };
 
 /// Hands out Kafka producers and consumers configured from the worker file.
@@ -51,6 +51,14 @@ impl KafkaBackend {
     pub fn bootstrap_servers(&self) -> &str {
         &self.bootstrap_servers
     }
+
+    /// The cluster's id from the broker's metadata (blocking I/O).
+    ///
+    /// # Errors
+    /// When Kafka cannot be reached.
+    pub fn cluster_id(&self) -> Result<String, TopicError> {
+        group_admin::cluster_id(&self.bootstrap_servers)
+    }
 }
 
 impl TopicBackend for KafkaBackend {
@@ -78,12 +86,8 @@ impl TopicBackend for KafkaBackend {
         )?))
     }
 
-    fn group_offsets(
-        &self,
-        group: &str,
-        subscription: &Subscription,
-    ) -> Result<PartitionOffsets, TopicError> {
-        group_admin::group_offsets(&self.bootstrap_servers, group, subscription)
+    fn group_offsets(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        group_admin::group_offsets(&self.bootstrap_servers, group)
     }
 
     fn alter_group_offsets(

@@ -38,8 +38,8 @@ pub use producer::LocalProducer;
 use log::Log;
 
 use super::{
-    ClientSpec, ConsumedRecord, PartitionOffsets, Subscription, TopicBackend, TopicConsumer,
-    TopicError, TopicPartition, TopicProducer,
+    ClientSpec, ConsumedRecord, PartitionOffsets, TopicBackend, TopicConsumer, TopicError,
+    TopicPartition, TopicProducer,
 };
 
 /// Default size at which a partition rolls to a new segment file.
@@ -215,17 +215,8 @@ impl TopicBackend for LocalLog {
         Ok(Box::new(LocalLog::consumer(self, group, member, members)))
     }
 
-    fn group_offsets(
-        &self,
-        group: &str,
-        subscription: &Subscription,
-    ) -> Result<PartitionOffsets, TopicError> {
-        Ok(self
-            .log
-            .committed(group)?
-            .into_iter()
-            .filter(|(tp, _)| subscription.matches(&tp.topic))
-            .collect())
+    fn group_offsets(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        Ok(self.log.committed(group)?.into_iter().collect())
     }
 
     fn alter_group_offsets(
