@@ -517,16 +517,9 @@ impl StandaloneHerder {
             ConnectorType::Sink => {
                 let group = self.sink_group(name)?;
                 let backend = self.worker.topic_backend();
-                tokio::task::spawn_blocking(move || {
-                    let changes = match sink_changes {
-                        Some(c) => c,
-                        None => backend
-                            .group_offsets(&group)?
-                            .into_keys()
-                            .map(|tp| (tp, None))
-                            .collect(),
-                    };
-                    backend.alter_group_offsets(&group, &changes)
+                tokio::task::spawn_blocking(move || match sink_changes {
+                    Some(changes) => backend.alter_group_offsets(&group, &changes),
+                    None => backend.delete_group(&group),
                 })
                 .await
                 .map_err(|e| HerderError::Internal(e.to_string()))

@@ -239,6 +239,12 @@ pub trait TopicBackend: Send + Sync {
         group: &str,
         changes: &[(TopicPartition, Option<i64>)],
     ) -> Result<(), TopicError>;
+    /// Deletes `group` with all its committed offsets, as Kafka Connect resets a sink
+    /// connector's offsets; a group that does not exist is no error (blocking I/O).
+    ///
+    /// # Errors
+    /// When it cannot be deleted (e.g. it still has active members).
+    fn delete_group(&self, group: &str) -> Result<(), TopicError>;
 }
 
 impl Subscription {

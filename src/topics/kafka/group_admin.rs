@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
+use rdkafka::admin::{AdminClient, AdminOptions};
+use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, DefaultConsumerContext};
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 
 use super::client_config;
@@ -112,4 +115,33 @@ pub fn alter_group_offsets(
     client
         .commit(&tpl, CommitMode::Sync)
         .map_err(failed("commit the group's offsets"))
+}
+
+/// Deletes `group` (Kafka's `DeleteGroups`), as Kafka Connect resets a sink connector's
+/// offsets; a group Kafka does not know is no error.
+///
+/// # Errors
+/// When Kafka cannot be reached or refuses (e.g. the group still has active members).
+pub fn delete_group(bootstrap: &str, group: &str) -> Result<(), TopicError> {
+    let mut props = connect_api::ConfigMap::new();
+    props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+    let admin: AdminClient<DefaultClientContext> = client_config::create(
+        client_config::layered(&[&props]),
+        DefaultClientContext,
+        "group admin client",
+    )?;
+    let opts = AdminOptions::new().request_timeout(Some(TIMEOUT));
+    let results = futures::executor::block_on(admin.delete_groups(&[group], &opts))
+        .map_err(failed("delete the consumer group"))?;
+    for result in results {
+        match result {
+            Ok(_) | Err((_, RDKafkaErrorCode::GroupIdNotFound)) => {}
+            Err((name, code)) => {
+                return Err(TopicError::Other(format!(
+                    "Could not delete consumer group {name}: {code}"
+                )))
+            }
+        }
+    }
+    Ok(())
 }

@@ -97,4 +97,8 @@ impl TopicBackend for KafkaBackend {
     ) -> Result<(), TopicError> {
         group_admin::alter_group_offsets(&self.bootstrap_servers, group, changes)
     }
+
+    fn delete_group(&self, group: &str) -> Result<(), TopicError> {
+        group_admin::delete_group(&self.bootstrap_servers, group)
+    }
 }

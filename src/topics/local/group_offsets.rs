@@ -198,6 +198,19 @@ impl GroupOffsets {
         Ok(())
     }
 
+    /// Durably removes `group` and its offsets file; an unknown group is no error (blocking I/O).
+    pub(crate) fn delete(&self, group: &str) -> Result<(), TopicError> {
+        let path = self.path(group)?;
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        match fs::remove_file(&path) {
+            Ok(()) => sync_dir(&self.dir)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error("cannot delete", &path)(e)),
+        }
+        cache.remove(group);
+        Ok(())
+    }
+
     fn write(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
         let path = self.path(group)?;
         if !self.dir.exists() {

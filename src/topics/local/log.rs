@@ -380,6 +380,11 @@ impl Log {
         self.groups.alter(group, changes)
     }
 
+    /// Removes consumer group `group` and its committed offsets (blocking file I/O).
+    pub(crate) fn delete_group(&self, group: &str) -> Result<(), TopicError> {
+        self.groups.delete(group)
+    }
+
     /// Up to `max` durable records of `tp` from offset `from_offset` (from the start when it
     /// is below it). A corrupt record is an error once it is the first to read: the records
     /// before it are returned first. Blocking file I/O: meant for tools such as a `topics`

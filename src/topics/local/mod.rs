@@ -226,6 +226,10 @@ impl TopicBackend for LocalLog {
     ) -> Result<(), TopicError> {
         self.log.alter_group_offsets(group, changes)
     }
+
+    fn delete_group(&self, group: &str) -> Result<(), TopicError> {
+        self.log.delete_group(group)
+    }
 }
 
 #[cfg(test)]
