@@ -99,7 +99,11 @@ fn parse_log_level(s: &str) -> Result<String, String> {
     use tracing_subscriber::filter::{Directive, LevelFilter};
     let hint = "expected a level (trace, debug, info, warn, error, off) or TARGET=LEVEL \
                 directives separated by commas, e.g. info,connect_rs::worker=debug";
-    let parts: Vec<&str> = s.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = s
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
     if parts.is_empty() {
         return Err(format!("empty log level; {hint}"));
     }
@@ -115,7 +119,8 @@ fn parse_log_level(s: &str) -> Result<String, String> {
                 crate::suggest::did_you_mean(&level.to_lowercase(), LEVELS)
             ));
         }
-        Directive::from_str(part).map_err(|e| format!("invalid directive '{part}': {e}; {hint}"))?;
+        Directive::from_str(part)
+            .map_err(|e| format!("invalid directive '{part}': {e}; {hint}"))?;
     }
     Ok(s.to_owned())
 }
@@ -155,11 +160,20 @@ mod tests {
 
     #[test]
     fn log_levels_are_checked() {
-        for ok in ["info", "WARN", "info,connect_rs::worker=debug", "connect_rs=trace", "off"] {
+        for ok in [
+            "info",
+            "WARN",
+            "info,connect_rs::worker=debug",
+            "connect_rs=trace",
+            "off",
+        ] {
             assert_eq!(parse_log_level(ok).as_deref(), Ok(ok));
         }
         let err = parse_log_level("dbug").unwrap_err();
-        assert!(err.contains("'dbug' is not a log level. Did you mean 'debug'?"), "{err}");
+        assert!(
+            err.contains("'dbug' is not a log level. Did you mean 'debug'?"),
+            "{err}"
+        );
         assert!(parse_log_level("connect_rs=loud").is_err());
         assert!(parse_log_level("").is_err());
     }

@@ -45,7 +45,10 @@ mod tests {
         assert_eq!(file_in_the_way(&dir.path().join("new/dir")), None);
         let e = std::fs::create_dir_all(file.join("a")).unwrap_err();
         let shown = explain_dir_error(&file.join("a"), e).to_string();
-        assert_eq!(shown, format!("{} is a file, not a directory", file.display()));
+        assert_eq!(
+            shown,
+            format!("{} is a file, not a directory", file.display())
+        );
         let other = io::Error::from(io::ErrorKind::PermissionDenied);
         assert_eq!(
             explain_dir_error(&file, other).kind(),

@@ -37,7 +37,10 @@ mod tests {
     #[test]
     fn close_names_are_suggested_far_ones_are_not() {
         let classes = ["FileStreamSource", "FileStreamSink", "JsonConverter"];
-        assert_eq!(closest("FileStreamSorce", classes), Some("FileStreamSource"));
+        assert_eq!(
+            closest("FileStreamSorce", classes),
+            Some("FileStreamSource")
+        );
         assert_eq!(closest("filestreamsink", classes), Some("FileStreamSink"));
         assert_eq!(closest("Postgres", classes), None);
         assert_eq!(closest("FileStreamSource", classes), None);

@@ -61,10 +61,7 @@ fn misspellings_get_a_did_you_mean() {
     );
     let (code, err) = run(&w, &[&worker, &conv]);
     assert_eq!(code, 3, "{err}");
-    assert!(
-        err.contains("matches Jsn. Did you mean 'Json'?"),
-        "{err}"
-    );
+    assert!(err.contains("matches Jsn. Did you mean 'Json'?"), "{err}");
 }
 
 #[test]
@@ -167,10 +164,7 @@ fn a_binary_file_as_configuration_is_one_short_error() {
     let (code, err) = run(&w, &[&worker, &wrong]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(err.matches("isn't a known config").count(), 10, "{err}");
-    assert!(
-        err.contains("... and 40 more warnings about"),
-        "{err}"
-    );
+    assert!(err.contains("... and 40 more warnings about"), "{err}");
 }
 
 #[test]
@@ -206,7 +200,10 @@ fn no_color_is_honoured_on_a_terminal_and_files_get_no_escapes() {
     };
     let coloured = on_tty(None);
     assert!(coloured.contains("Worker stopped"), "{coloured}");
-    assert!(coloured.contains("\u{1b}["), "a terminal gets colours: {coloured:?}");
+    assert!(
+        coloured.contains("\u{1b}["),
+        "a terminal gets colours: {coloured:?}"
+    );
     let plain = on_tty(Some("1"));
     assert!(plain.contains("Worker stopped"), "{plain}");
     assert!(!plain.contains('\u{1b}'), "NO_COLOR=1: {plain:?}");
@@ -222,7 +219,10 @@ fn each_task_ends_with_records_bytes_and_rate() {
     let (code, err) = run(&w, &[&worker, &source, &sink]);
     assert_eq!(code, 0, "{err}");
     // Values are the lines without their newline: 1000 × 99 bytes.
-    for (task, verb) in [("connector=src task=0", "produced"), ("connector=dst task=0", "put")] {
+    for (task, verb) in [
+        ("connector=src task=0", "produced"),
+        ("connector=dst task=0", "put"),
+    ] {
         let line = err
             .lines()
             .find(|l| l.contains(task) && l.contains("Task stopped: "))

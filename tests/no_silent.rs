@@ -88,9 +88,10 @@ fn rest_create_and_validate_refuse_unsupported_keys() {
 
     let mut with_name = config.clone();
     with_name["name"] = json!("s");
-    let validated = r
-        .client
-        .put("/connector-plugins/FileStreamSink/config/validate", &with_name);
+    let validated = r.client.put(
+        "/connector-plugins/FileStreamSink/config/validate",
+        &with_name,
+    );
     assert_eq!(validated.status, 200, "{}", validated.body);
     let infos = validated.json();
     assert_eq!(infos["error_count"], 2, "{infos}");
@@ -175,7 +176,9 @@ fn worker_converters_are_checked_at_start_up_without_connectors() {
         "{err}"
     );
     assert!(
-        err.contains("line 3: header.converter: Failed to find any class that implements HeaderConverter"),
+        err.contains(
+            "line 3: header.converter: Failed to find any class that implements HeaderConverter"
+        ),
         "{err}"
     );
     assert!(!err.contains("REST API listening"), "{err}");

@@ -35,7 +35,10 @@ mod tests {
         let e = anyhow::Error::new(Echoing { source: io }).context("Start-up failed");
         let text = error_text(&e);
         assert_eq!(text.matches("os error 2").count(), 1, "{text}");
-        assert!(text.starts_with("Start-up failed: Cannot read configuration file"), "{text}");
+        assert!(
+            text.starts_with("Start-up failed: Cannot read configuration file"),
+            "{text}"
+        );
         let plain = anyhow::anyhow!("inner").context("outer");
         assert_eq!(error_text(&plain), "outer: inner");
     }

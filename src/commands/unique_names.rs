@@ -54,7 +54,11 @@ mod tests {
 
     #[test]
     fn two_files_one_name_names_both_files() {
-        let p = duplicate_names(&named(&[("a.properties", "x"), ("b.json", "x"), ("c", "y")]));
+        let p = duplicate_names(&named(&[
+            ("a.properties", "x"),
+            ("b.json", "x"),
+            ("c", "y"),
+        ]));
         assert_eq!(p.len(), 1);
         assert!(p[0].contains("a.properties and b.json"), "{}", p[0]);
         let p = duplicate_names(&named(&[("a", "x"), ("a", "x")]));

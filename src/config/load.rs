@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use super::error::{ConfigError, ConfigProblem, ConfigWarning};
-use super::origin::Origin;
 use super::json::parse_json;
+use super::origin::Origin;
 use super::properties::parse_properties;
 use super::raw::RawConfig;
 use super::toml::parse_toml;
@@ -107,8 +107,12 @@ fn binary_data(bytes: &[u8]) -> Option<String> {
         .iter()
         .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
         .count();
-    (controls * 20 > head.len())
-        .then(|| format!("{controls} control characters in its first {} bytes", head.len()))
+    (controls * 20 > head.len()).then(|| {
+        format!(
+            "{controls} control characters in its first {} bytes",
+            head.len()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -170,7 +174,10 @@ mod tests {
         let nul = dir.path().join("nul.properties");
         std::fs::write(&nul, b"name=a\nfile=\x00\x01\n").unwrap();
         let shown = load_file(&nul).unwrap_err().to_string();
-        assert!(shown.contains("binary data (a NUL byte at offset 12)"), "{shown}");
+        assert!(
+            shown.contains("binary data (a NUL byte at offset 12)"),
+            "{shown}"
+        );
         let noisy = dir.path().join("noisy.json");
         std::fs::write(&noisy, b"\x01\x02\x03 abc \x1b\x1b").unwrap();
         assert!(load_file(&noisy).is_err());

@@ -190,7 +190,11 @@ mod tests {
             "",
         ));
         let w = unknown_key_warnings(&raw, &def, |_| None);
-        assert!(w[0].message.ends_with(" Did you mean 'known'?"), "{}", w[0].message);
+        assert!(
+            w[0].message.ends_with(" Did you mean 'known'?"),
+            "{}",
+            w[0].message
+        );
         assert!(
             w[1].message
                 .ends_with(" Did you mean 'value.converter.schemas.enable'?"),

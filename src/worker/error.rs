@@ -39,9 +39,7 @@ impl TaskError {
     /// Whether the failure is transient (a restart may succeed).
     pub fn is_retriable(&self) -> bool {
         match self {
-            Self::Connect { source, .. } | Self::Conversion { source, .. } => {
-                source.is_retriable()
-            }
+            Self::Connect { source, .. } | Self::Conversion { source, .. } => source.is_retriable(),
             Self::Topic(e) => e.is_retriable(),
             Self::Storage(_) => false,
         }

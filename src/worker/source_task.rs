@@ -122,8 +122,7 @@ impl SourceTaskRunner {
                 if state.submitted.in_flight() == 0 {
                     self.activity.idle_since(poll_started);
                 }
-                self.activity
-                    .set_unavailable(self.task.input_unavailable());
+                self.activity.set_unavailable(self.task.input_unavailable());
                 continue;
             }
             self.activity.busy();

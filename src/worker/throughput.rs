@@ -117,7 +117,11 @@ mod tests {
         );
         assert_eq!(human_bytes(1_500_000), "1.5 MB");
         assert_eq!(
-            record_bytes(Some(b"k"), Some(b"vv"), &[("h".into(), Some(b"x".to_vec()))]),
+            record_bytes(
+                Some(b"k"),
+                Some(b"vv"),
+                &[("h".into(), Some(b"x".to_vec()))]
+            ),
             5
         );
     }
