@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     /// Log level or tracing filter (e.g. `info`, `debug`, `connect_rs=debug`); default from
     /// RUST_LOG, else `info`.
-    #[arg(long, global = true, value_name = "LEVEL")]
+    #[arg(long, global = true, value_name = "LEVEL", value_parser = parse_log_level)]
     pub log_level: Option<String>,
     /// What to run.
     #[command(subcommand)]
@@ -88,6 +88,43 @@ pub enum TopicsAction {
     },
 }
 
+/// The level names `--log-level` accepts, bare or after `TARGET=`.
+const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+
+/// `--log-level`: comma-separated `LEVEL` or `TARGET=LEVEL` directives (tracing's filter
+/// syntax, span filters included). Unlike `RUST_LOG`, a bare word must be a level: a
+/// misspelled level would otherwise be read as a target name and silence the worker.
+fn parse_log_level(s: &str) -> Result<String, String> {
+    use std::str::FromStr;
+    use tracing_subscriber::filter::{Directive, LevelFilter};
+    let hint = "expected a level (trace, debug, info, warn, error, off) or TARGET=LEVEL \
+                directives separated by commas, e.g. info,connect_rs::worker=debug";
+    let parts: Vec<&str> = s
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() {
+        return Err(format!("empty log level; {hint}"));
+    }
+    for part in parts {
+        let level = match part.split_once('=') {
+            Some((_, level)) => level,
+            None if part.contains('[') => "trace",
+            None => part,
+        };
+        if LevelFilter::from_str(level).is_err() {
+            return Err(format!(
+                "'{level}' is not a log level.{} ({hint})",
+                crate::suggest::did_you_mean(&level.to_lowercase(), LEVELS)
+            ));
+        }
+        Directive::from_str(part)
+            .map_err(|e| format!("invalid directive '{part}': {e}; {hint}"))?;
+    }
+    Ok(s.to_owned())
+}
+
 fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s)
         .map_err(|e| format!("expected a duration such as 500ms or 2s: {e}"))
@@ -119,6 +156,26 @@ mod tests {
         let a = standalone(&["--exit-when-idle=500ms", "w", "c"]);
         assert_eq!(a.exit_when_idle, Some(Duration::from_millis(500)));
         assert_eq!(standalone(&["w", "c"]).exit_when_idle, None);
+    }
+
+    #[test]
+    fn log_levels_are_checked() {
+        for ok in [
+            "info",
+            "WARN",
+            "info,connect_rs::worker=debug",
+            "connect_rs=trace",
+            "off",
+        ] {
+            assert_eq!(parse_log_level(ok).as_deref(), Ok(ok));
+        }
+        let err = parse_log_level("dbug").unwrap_err();
+        assert!(
+            err.contains("'dbug' is not a log level. Did you mean 'debug'?"),
+            "{err}"
+        );
+        assert!(parse_log_level("connect_rs=loud").is_err());
+        assert!(parse_log_level("").is_err());
     }
 
     #[test]

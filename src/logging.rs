@@ -473,7 +473,7 @@ pub fn initial_directives(level: Option<&str>) -> String {
 }
 
 /// Installs the global subscriber: events to stderr without their target, ANSI colours only
-/// on a terminal, filtered by `directives` (`EnvFilter` syntax) through a reloadable filter
+/// on a terminal and without `NO_COLOR`, filtered by `directives` (`EnvFilter` syntax) through a reloadable filter
 /// that [`levels`] changes. Does nothing if a global subscriber is already installed.
 pub fn init(directives: &str) {
     // Start with everything enabled so that `log` records (e.g. from rdkafka) are forwarded at
@@ -481,7 +481,7 @@ pub fn init(directives: &str) {
     let (filter, handle) = reload::Layer::new(EnvFilter::builder().parse_lossy("trace"));
     let fmt_layer = tfmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && !no_color())
         .with_target(false);
     if tracing_subscriber::registry()
         .with(filter)
@@ -500,6 +500,11 @@ pub fn init(directives: &str) {
         handle: Some(handle),
     };
     *levels().lock() = installed;
+}
+
+/// Whether `NO_COLOR` asks for no colours (set and not empty, see no-color.org).
+fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {:#}", e.error);
+            eprintln!("error: {}", commands::error_text::error_text(&e.error));
             ExitCode::from(e.code)
         }
     }

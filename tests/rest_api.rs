@@ -815,11 +815,11 @@ fn restarting_one_task_leaves_the_others_running() {
     );
     wait_for("task 1 stopped and started again", STARTUP, || {
         w.log()
-            .contains("task{connector=dst task=1}: Task stopped.")
+            .contains("task{connector=dst task=1}: Task stopped: ")
     });
     assert!(
         !w.log()
-            .contains("task{connector=dst task=0}: Task stopped."),
+            .contains("task{connector=dst task=0}: Task stopped: "),
         "{}",
         w.log()
     );

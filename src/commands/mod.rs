@@ -1,7 +1,10 @@
 //! The subcommands, and what they share: logging set-up and exit codes.
 
+pub mod error_text;
 pub mod standalone;
 pub mod topics;
+pub mod unique_names;
+pub mod worker_converters;
 
 /// Exit code for usage errors (as Kafka Connect).
 pub const EXIT_USAGE: u8 = 1;

@@ -30,15 +30,19 @@ use crate::worker::Worker;
 /// `--exit-when-idle`, failed tasks (exit 4).
 pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
-    let worker_config = Arc::new(load_worker(&args.worker_file).map_err(startup)?);
     let plugins = Arc::new(PluginRegistry::builtin());
+    let worker_config = Arc::new(load_worker(&args.worker_file, &plugins).map_err(startup)?);
     // Validate every connector before anything starts.
     let mut specs = Vec::new();
     let mut problems = Vec::new();
+    let mut names = Vec::new();
     for file in &args.connector_files {
         let spec = config::load_file(file)
             .map_err(|e| e.to_string())
             .and_then(|raw| {
+                if let Some(name) = raw.get("name") {
+                    names.push((file.clone(), name.trim().to_owned()));
+                }
                 connector_spec(&raw, &worker_config, &plugins).map_err(|e| e.to_string())
             });
         match spec {
@@ -46,6 +50,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             Err(e) => problems.push(e),
         }
     }
+    problems.extend(super::unique_names::duplicate_names(&names));
     if !problems.is_empty() {
         return Err(CommandError::new(
             EXIT_CONNECTOR,
@@ -119,6 +124,15 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             anyhow!(
                 "Tasks failed: {} (see the log above)",
                 report.failed.join(", ")
+            ),
+        ));
+    }
+    if stopped_by == "idle" && !report.input_unavailable.is_empty() {
+        return Err(CommandError::new(
+            EXIT_TASK_FAILED,
+            anyhow!(
+                "Nothing was copied: a source's input never became available ({})",
+                report.input_unavailable.join("; ")
             ),
         ));
     }
@@ -227,10 +241,11 @@ async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>
     }
 }
 
-fn load_worker(path: &Path) -> anyhow::Result<WorkerConfig> {
+fn load_worker(path: &Path, plugins: &PluginRegistry) -> anyhow::Result<WorkerConfig> {
     let raw = config::load_file(path)?;
     let worker = WorkerConfig::from_raw(&raw, WorkerMode::Standalone)
         .inspect_err(|e| config::log_warnings(e.warnings()))?;
     config::log_warnings(worker.warnings());
+    super::worker_converters::check_worker_converters(&worker, plugins)?;
     Ok(worker)
 }

@@ -12,6 +12,7 @@ use connect_api::{
 
 use super::error::{ConfigError, ConfigProblem, ConfigWarning};
 use super::raw::RawConfig;
+use super::unsupported::check_unsupported;
 use super::validate::{check_dynamic, invalid, parse_def, unknown_key_warnings};
 
 /// Whether a connector is a source or a sink.
@@ -619,6 +620,7 @@ impl ConnectorConfig {
             ConnectorKind::Sink => check_sink(raw, &mut problems),
             ConnectorKind::Source => check_source(raw, &mut problems),
         }
+        check_unsupported(raw, kind, &mut problems);
         match values {
             Some(values) if problems.is_empty() => Ok(Self {
                 kind,
@@ -1034,30 +1036,46 @@ topics=connect-test";
     #[test]
     fn transforms_and_predicates() {
         let base = "name=s\nconnector.class=FileStreamSink\ntopics=a\n";
-        let ok = check(
+        // Not implemented yet: refused, key by key, rather than accepted and skipped.
+        let err = check(
             &format!("{base}transforms=route\ntransforms.route.type=RegexRouter\ntransforms.route.regex=.*\n\
                       transforms.route.predicate=isA\npredicates=isA\npredicates.isA.type=TopicNameMatches\n"),
             ConnectorKind::Sink,
             &file_sink_def(),
         )
-        .unwrap();
-        assert_eq!(ok.transforms(), ["route"]);
-        assert_eq!(
-            ok.originals_with_prefix("transforms.route.")
-                .get("regex")
-                .map(String::as_str),
-            Some(".*")
-        );
-        assert!(ok.warnings().is_empty());
+        .unwrap_err();
+        let refused: Vec<_> = err
+            .problems()
+            .iter()
+            .map(|p| (p.key.clone().unwrap_or_default(), p.origin.line))
+            .collect();
+        assert_eq!(refused.len(), 6, "{err}");
+        assert_eq!(refused[0], ("transforms".to_owned(), Some(4)));
+        assert!(err
+            .problems()
+            .iter()
+            .all(|p| p.message.contains("is not supported yet")));
+        // An empty list asks for nothing (REST tools send every key with its default).
+        assert!(check(
+            &format!("{base}transforms=\npredicates=\n"),
+            ConnectorKind::Sink,
+            &file_sink_def()
+        )
+        .is_ok());
 
+        // Kafka's own alias checks still run, next to the refusal.
         let err = check(
             &format!("{base}transforms=a,b,a\ntransforms.b.negate=true\ntransforms.a.type=X\ntransforms.a.predicate=nope\n"),
             ConnectorKind::Sink,
             &file_sink_def(),
         )
         .unwrap_err();
+        let kafka_checks: Vec<_> = problem_lines(&err)
+            .into_iter()
+            .filter(|l| !l.contains("is not supported yet"))
+            .collect();
         assert_eq!(
-            problem_lines(&err),
+            kafka_checks,
             [
                 "  line 4: transforms: Invalid value a,b,a for configuration transforms: Duplicate alias provided.",
                 "  line 5: transforms.b.negate: Config 'transforms.b.negate' was provided but there is no config 'transforms.b.predicate' defining a predicate to be negated.",
@@ -1110,7 +1128,7 @@ topics=connect-test";
                 "  topics: Must configure one of topics or topics.regex",
             ]
         );
-        let toml = write(&dir, "c.toml", "name = \"t\"\nconnector.class = \"FileStreamSink\"\ntopics = [\"a\", \"b\"]\n[transforms.x]\ntype = \"Y\"\n");
+        let toml = write(&dir, "c.toml", "name = \"t\"\nconnector.class = \"FileStreamSink\"\ntopics = [\"a\", \"b\"]\n[consumer.override]\nmax.poll.records = 5\n");
         let c = validate(
             &load_file(&toml).unwrap(),
             ConnectorKind::Sink,
@@ -1118,7 +1136,7 @@ topics=connect-test";
         )
         .unwrap();
         assert_eq!(c.topics(), ["a", "b"]);
-        assert_eq!(c.raw().line("transforms.x.type"), Some(5));
+        assert_eq!(c.raw().line("consumer.override.max.poll.records"), Some(5));
         assert_eq!(c.warnings().len(), 0);
     }
 }

@@ -85,14 +85,26 @@ impl fmt::Display for ConfigWarning {
     }
 }
 
-/// Logs every warning at WARN level through `tracing`, with `file`, `line` and `key` fields.
+/// Warnings logged per call at most; the rest are counted in one last line (a wrong file
+/// given as a configuration should not bury the error under hundreds of lines).
+const MAX_LOGGED_WARNINGS: usize = 10;
+
+/// Logs the warnings at WARN level through `tracing`, with `file`, `line` and `key` fields;
+/// after [`MAX_LOGGED_WARNINGS`] one line says how many more there are.
 pub fn log_warnings(warnings: &[ConfigWarning]) {
-    for w in warnings {
+    for w in warnings.iter().take(MAX_LOGGED_WARNINGS) {
         tracing::warn!(
             file = %w.origin.file.display(),
             line = w.origin.line,
             key = %w.key,
             "{w}"
+        );
+    }
+    if let Some(next) = warnings.get(MAX_LOGGED_WARNINGS) {
+        tracing::warn!(
+            "... and {} more warnings about {} (is it the right file?)",
+            warnings.len() - MAX_LOGGED_WARNINGS,
+            next.origin.file.display()
         );
     }
 }

@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use super::error::{ConfigError, ConfigWarning};
+use super::error::{ConfigError, ConfigProblem, ConfigWarning};
 use super::json::parse_json;
+use super::origin::Origin;
 use super::properties::parse_properties;
 use super::raw::RawConfig;
 use super::toml::parse_toml;
@@ -59,6 +60,12 @@ pub fn load_file_with_warnings(
     path: &Path,
 ) -> Result<(RawConfig, Vec<ConfigWarning>), ConfigError> {
     let bytes = std::fs::read(path).map_err(|e| ConfigError::io(path, e))?;
+    if let Some(why) = binary_data(&bytes) {
+        return Err(ConfigError::single(ConfigProblem::at(
+            Origin::file(path),
+            format!("This is not a configuration file: it contains binary data ({why}). Check the path."),
+        )));
+    }
     let (raw, mut warnings) = match FileFormat::from_path(path) {
         FileFormat::Json => {
             let json = parse_json(&bytes, path)?;
@@ -86,6 +93,26 @@ pub fn load_file_with_warnings(
     };
     warnings.extend(raw.duplicate_warnings().iter().cloned());
     Ok((raw, warnings))
+}
+
+/// Why `bytes` look like binary data rather than text, if they do: a NUL byte, or more than
+/// one control character (other than tab, line breaks and form feed) in 20 among the first
+/// 8 KiB.
+fn binary_data(bytes: &[u8]) -> Option<String> {
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Some(format!("a NUL byte at offset {at}"));
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    let controls = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
+        .count();
+    (controls * 20 > head.len()).then(|| {
+        format!(
+            "{controls} control characters in its first {} bytes",
+            head.len()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -139,6 +166,24 @@ mod tests {
         assert!(shown.contains(&missing.display().to_string()), "{shown}");
         assert!(shown.contains("No such file or directory"), "{shown}");
         assert!(matches!(err, ConfigError::Io { .. }));
+    }
+
+    #[test]
+    fn binary_garbage_is_one_short_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let nul = dir.path().join("nul.properties");
+        std::fs::write(&nul, b"name=a\nfile=\x00\x01\n").unwrap();
+        let shown = load_file(&nul).unwrap_err().to_string();
+        assert!(
+            shown.contains("binary data (a NUL byte at offset 12)"),
+            "{shown}"
+        );
+        let noisy = dir.path().join("noisy.json");
+        std::fs::write(&noisy, b"\x01\x02\x03 abc \x1b\x1b").unwrap();
+        assert!(load_file(&noisy).is_err());
+        // Text with tabs, CRLF and non-ASCII is fine.
+        let text = write(&dir, "t.properties", "name=\u{e9}t\u{e9}\r\nfile=\ta\n");
+        assert!(load_file(&text).is_ok());
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod origin;
 mod properties;
 mod raw;
 mod toml;
+mod unsupported;
 mod validate;
 mod worker;
 

@@ -111,7 +111,10 @@ pub(crate) fn unknown_key_warnings(
         } else if def.key(key).is_some() || has_known_prefix(key) {
             continue;
         } else {
-            format!("The configuration '{key}' was supplied but isn't a known config.")
+            format!(
+                "The configuration '{key}' was supplied but isn't a known config.{}",
+                suggestion(key, def)
+            )
         };
         warnings.push(ConfigWarning {
             origin: entry.origin.clone(),
@@ -120,6 +123,30 @@ pub(crate) fn unknown_key_warnings(
         });
     }
     warnings
+}
+
+/// ` Did you mean 'x'?` for an unknown `key`: a defined key, or the key with a misspelled
+/// known prefix corrected (`value.convertor.schemas.enable` → `value.converter.schemas.enable`).
+fn suggestion(key: &str, def: &ConfigDef) -> String {
+    let direct = crate::suggest::did_you_mean(key, def.keys().iter().map(|k| k.name));
+    if !direct.is_empty() {
+        return direct;
+    }
+    // Short prefixes (`ssl.`, `sasl.`) are one edit away from too many unrelated words.
+    for prefix in KNOWN_PREFIXES.iter().filter(|p| p.len() >= 8) {
+        let segments = prefix.matches('.').count();
+        let Some((cut, _)) = key.match_indices('.').nth(segments - 1) else {
+            continue;
+        };
+        let (head, rest) = key.split_at(cut + 1);
+        if rest.is_empty() {
+            continue;
+        }
+        if crate::suggest::closest(head, [*prefix]).is_some() {
+            return format!(" Did you mean '{prefix}{rest}'?");
+        }
+    }
+    String::new()
 }
 
 #[cfg(test)]
@@ -147,6 +174,32 @@ mod tests {
         assert_eq!(
             w[0].message,
             "The configuration 'rest.port' was supplied but isn't a known config."
+        );
+    }
+
+    #[test]
+    fn misspelled_keys_and_prefixes_get_a_suggestion() {
+        let mut raw = RawConfig::new("w.properties");
+        raw.insert("knwon", "1", Some(1));
+        raw.insert("value.convertor.schemas.enable", "false", Some(2));
+        let def = ConfigDef::new().define(ConfigKey::new(
+            "known",
+            ConfigType::Int,
+            Default::Null,
+            Importance::Low,
+            "",
+        ));
+        let w = unknown_key_warnings(&raw, &def, |_| None);
+        assert!(
+            w[0].message.ends_with(" Did you mean 'known'?"),
+            "{}",
+            w[0].message
+        );
+        assert!(
+            w[1].message
+                .ends_with(" Did you mean 'value.converter.schemas.enable'?"),
+            "{}",
+            w[1].message
         );
     }
 

@@ -38,7 +38,7 @@ impl ConnectorPlugin {
 
 /// A name that matches no plugin of the wanted kind.
 #[derive(Debug, thiserror::Error)]
-#[error("Failed to find any class that implements {kind} and which name matches {name}. Available: {available}")]
+#[error("Failed to find any class that implements {kind} and which name matches {name}.{suggestion} Available: {available}")]
 pub struct RegistryError {
     /// What kind of plugin was wanted (`Connector`, `Converter`, `HeaderConverter`).
     pub kind: &'static str,
@@ -46,6 +46,8 @@ pub struct RegistryError {
     pub name: String,
     /// The plugins of that kind, as `Alias (fully.qualified.Name)`, comma-separated.
     pub available: String,
+    /// ` Did you mean 'X'?` for a close name of that kind, else empty.
+    pub suggestion: String,
 }
 
 #[derive(Clone)]
@@ -200,7 +202,18 @@ impl PluginRegistry {
             },
             name: name.to_owned(),
             available: available.join(", "),
+            suggestion: crate::suggest::did_you_mean(name, self.names_of(group)),
         }
+    }
+
+    /// Every unambiguous name (class name or alias) of `group`, sorted.
+    fn names_of(&self, group: Group) -> Vec<&str> {
+        let mut names: Vec<&str> = (self.names.iter())
+            .filter(|((g, _), i)| *g == group && i.is_some())
+            .map(|((_, n), _)| n.as_str())
+            .collect();
+        names.sort_unstable();
+        names
     }
 
     /// The connector plugin called `name` (class name or alias).

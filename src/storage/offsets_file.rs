@@ -37,11 +37,12 @@ impl FileOffsetStore {
             Ok(bytes) => parse(path, &bytes)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Offsets::new(),
             Err(source) => {
+                let parent = path.parent().unwrap_or(Path::new("."));
                 return Err(StorageError::Io {
                     context: "Could not read the offsets file",
                     path: path.to_owned(),
-                    source,
-                })
+                    source: crate::fs_hint::explain_dir_error(parent, source),
+                });
             }
         };
         Ok(Self {

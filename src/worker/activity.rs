@@ -42,6 +42,10 @@ pub struct TaskActivity {
     error: Mutex<Option<String>>,
     /// Topics the task produced to or consumed from (KIP-558 topic tracking).
     topics: Mutex<std::collections::BTreeSet<String>>,
+    /// Why the task's input is missing, while it is (see `SourceTask::input_unavailable`).
+    unavailable: Mutex<Option<String>>,
+    /// Records and bytes moved, for the final log line.
+    pub throughput: super::throughput::Throughput,
 }
 
 impl TaskActivity {
@@ -53,7 +57,25 @@ impl TaskActivity {
             uncommitted: Mutex::new(None),
             error: Mutex::new(None),
             topics: Mutex::new(std::collections::BTreeSet::new()),
+            unavailable: Mutex::new(None),
+            throughput: super::throughput::Throughput::new(),
         }
+    }
+
+    /// Records why the task's input is missing (`None`: it is not).
+    pub fn set_unavailable(&self, reason: Option<String>) {
+        *self.unavailable.lock().unwrap_or_else(|e| e.into_inner()) = reason;
+    }
+
+    /// Why the task's input is missing, if it is and the task moved no record at all.
+    pub fn unavailable(&self) -> Option<String> {
+        if self.throughput.records() > 0 {
+            return None;
+        }
+        self.unavailable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     fn set(&self, f: impl FnOnce(Activity) -> Activity) {

@@ -17,6 +17,16 @@ pub enum TaskError {
         #[source]
         source: ConnectError,
     },
+    /// A record could not be converted; `record` says which (topic and partition/offset).
+    #[error("Record conversion failed for {record}: {source}")]
+    Conversion {
+        /// The record: `topic 't' partition 0 offset 42`, or for a source record its topic and
+        /// source partition and offset.
+        record: String,
+        /// The converter's error.
+        #[source]
+        source: ConnectError,
+    },
     /// The topic layer failed.
     #[error("Topic access failed: {0}")]
     Topic(#[from] TopicError),
@@ -29,7 +39,7 @@ impl TaskError {
     /// Whether the failure is transient (a restart may succeed).
     pub fn is_retriable(&self) -> bool {
         match self {
-            Self::Connect { source, .. } => source.is_retriable(),
+            Self::Connect { source, .. } | Self::Conversion { source, .. } => source.is_retriable(),
             Self::Topic(e) => e.is_retriable(),
             Self::Storage(_) => false,
         }

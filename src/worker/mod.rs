@@ -9,6 +9,7 @@ pub mod sink_task;
 pub mod source_task;
 pub mod submitted;
 pub mod task_factory;
+pub mod throughput;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -112,6 +113,9 @@ pub struct StopReport {
     pub forced: Vec<String>,
     /// Tasks that had failed.
     pub failed: Vec<String>,
+    /// Tasks that moved nothing because their input never became available, with the reason
+    /// (`<connector>-<task>: <reason>`).
+    pub input_unavailable: Vec<String>,
 }
 
 /// The worker.
@@ -409,6 +413,10 @@ async fn stop_tasks(mut tasks: Vec<RunningTask>, graceful: Duration) -> StopRepo
         }
         if task.activity.get() == Activity::Failed {
             report.failed.push(task.activity.name.clone());
+        }
+        if let Some(reason) = task.activity.unavailable() {
+            let name = &task.activity.name;
+            report.input_unavailable.push(format!("{name}: {reason}"));
         }
     }
     if !report.forced.is_empty() {

@@ -15,6 +15,7 @@ use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
+use super::throughput::record_bytes;
 use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer};
 
 /// Records handed to one `put`, at most.
@@ -180,11 +181,25 @@ impl SinkTaskRunner {
                         error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
                         "Skipping a record that failed conversion (errors.tolerance=all)."
                     ),
-                    Err(e) => return Err(TaskError::at("Record conversion")(e)),
+                    Err(source) => {
+                        let record = format!(
+                            "topic '{}' partition {} offset {}",
+                            r.topic, r.partition, r.offset
+                        );
+                        return Err(TaskError::Conversion { record, source });
+                    }
                 }
             }
+            let count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
             match self.task.put(batch).await {
-                Ok(()) => return Ok(true),
+                Ok(()) => {
+                    let bytes = polled
+                        .iter()
+                        .map(|r| record_bytes(r.key.as_deref(), r.value.as_deref(), &r.headers))
+                        .sum();
+                    self.activity.throughput.add("put", count, bytes);
+                    return Ok(true);
+                }
                 Err(e) if e.is_retriable() => {
                     warn!(error = %e, "Retriable error in put; redelivering the batch.");
                     tokio::select! {

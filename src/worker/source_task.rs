@@ -17,6 +17,7 @@ use super::error::TaskError;
 use super::record_converters::{split, RecordConverters};
 use super::settings::WorkerSettings;
 use super::submitted::{BatchId, SubmittedRecords};
+use super::throughput::record_bytes;
 use crate::storage::{OffsetEntry, OffsetStore};
 use crate::topics::{TopicError, TopicProducer};
 
@@ -124,9 +125,11 @@ impl SourceTaskRunner {
                 if state.submitted.in_flight() == 0 {
                     self.activity.idle_since(poll_started);
                 }
+                self.activity.set_unavailable(self.task.input_unavailable());
                 continue;
             }
             self.activity.busy();
+            self.activity.set_unavailable(None);
             let mut offsets = Vec::with_capacity(batch.len());
             let mut records = Vec::with_capacity(batch.len());
             for source_record in batch {
@@ -137,14 +140,23 @@ impl SourceTaskRunner {
                         records.push(r);
                     }
                     Err(e) if self.tolerate_errors => {
-                        warn!(error = %e, topic = %record.topic, "Skipping a record that failed conversion (errors.tolerance=all).");
+                        warn!(error = %e, record = %describe(&record.topic, &offset), "Skipping a record that failed conversion (errors.tolerance=all).");
                     }
-                    Err(e) => return Err(TaskError::at("Record conversion")(e)),
+                    Err(source) => {
+                        let record = describe(&record.topic, &offset);
+                        return Err(TaskError::Conversion { record, source });
+                    }
                 }
             }
             if records.is_empty() {
                 continue;
             }
+            let bytes = records
+                .iter()
+                .map(|r| record_bytes(r.key.as_deref(), r.value.as_deref(), &r.headers))
+                .sum();
+            let count = u64::try_from(records.len()).unwrap_or(u64::MAX);
+            self.activity.throughput.add("produced", count, bytes);
             let mut last_topic: Option<&str> = None;
             for r in &records {
                 if last_topic != Some(r.topic.as_str()) {
@@ -242,6 +254,16 @@ struct LoopState {
     stored: u64,
     ack_tx: mpsc::UnboundedSender<Ack>,
     ack_rx: mpsc::UnboundedReceiver<Ack>,
+}
+
+/// `topic 't', source partition {...}, source offset {...}`: which source record failed.
+fn describe(topic: &str, (partition, offset): &OffsetEntry) -> String {
+    let json = |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
+    let offset = offset.as_ref().map_or_else(|| "null".to_owned(), json);
+    format!(
+        "topic '{topic}', source partition {}, source offset {offset}",
+        json(partition)
+    )
 }
 
 fn apply(submitted: &mut SubmittedRecords, (id, result): Ack) -> Result<(), TaskError> {

@@ -175,7 +175,7 @@ pub async fn supervise(
         let result = run.await;
         let error = match result {
             Ok(()) => {
-                info!("Task stopped.");
+                info!("Task stopped: {}", activity.throughput.summary());
                 activity.stopped();
                 return;
             }
@@ -184,7 +184,7 @@ pub async fn supervise(
         if !(policy.enabled && error.is_retriable() && attempt < policy.max_attempts)
             || cancel.is_cancelled()
         {
-            error!(error = %error, "Task failed; it will not run again until restarted.");
+            error!(error = %error, before = %activity.throughput.summary(), "Task failed; it will not run again until restarted.");
             activity.failed(format!("{error:#}"));
             return;
         }

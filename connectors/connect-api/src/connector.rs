@@ -80,6 +80,12 @@ pub trait SourceTask: Send {
     }
     /// Stops the task; called once, after the last `poll`.
     async fn stop(&mut self) -> Result<()>;
+    /// Why the task could not read anything yet because its input is missing (e.g. a file that
+    /// does not exist), while it waits for it; `None` once the input was opened. A run that
+    /// ends (`--exit-when-idle`) with such a task reports the reason and fails.
+    fn input_unavailable(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A sink connector: validates its configuration and plans its tasks.

@@ -75,6 +75,8 @@ pub struct FileStreamSourceTask {
     /// Byte position to start reading the file at (from the committed offset).
     start_position: u64,
     missing_logged: bool,
+    /// Whether the input was opened since `start`.
+    opened: bool,
     /// Initial line buffer size.
     read_capacity: usize,
 }
@@ -99,6 +101,7 @@ impl FileStreamSourceTask {
             pending: Vec::new(),
             start_position: 0,
             missing_logged: false,
+            opened: false,
             read_capacity: DEFAULT_CAPACITY,
         }
     }
@@ -163,6 +166,7 @@ impl FileStreamSourceTask {
     async fn open(&mut self, settings: &SourceSettings) -> Result<bool> {
         let Some(path) = settings.filename.clone() else {
             self.input = InputState::Ready(Box::new(io::stdin()));
+            self.opened = true;
             self.regular_file = false;
             self.lines = LineBuffer::new(self.read_capacity, 0);
             return Ok(true);
@@ -181,6 +185,7 @@ impl FileStreamSourceTask {
                 self.regular_file = regular;
                 self.lines = LineBuffer::new(self.read_capacity, position);
                 self.missing_logged = false;
+                self.opened = true;
                 Ok(true)
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -286,6 +291,7 @@ impl SourceTask for FileStreamSourceTask {
         self.input = InputState::Closed;
         self.pending.clear();
         self.missing_logged = false;
+        self.opened = false;
         self.settings = Some(settings);
         self.ctx = Some(ctx);
         Ok(())
@@ -373,6 +379,11 @@ impl SourceTask for FileStreamSourceTask {
         self.input = InputState::Closed;
         self.pending.clear();
         Ok(())
+    }
+
+    fn input_unavailable(&self) -> Option<String> {
+        (!self.opened && self.missing_logged)
+            .then(|| format!("the file {} does not exist", self.name()))
     }
 }
 
@@ -678,13 +689,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("later.txt");
         let mut task = started(&path, 100, None).await;
+        assert_eq!(task.input_unavailable(), None, "not tried yet");
         assert!(task.poll().await.unwrap().is_empty());
         assert!(task.poll().await.unwrap().is_empty());
+        let reason = task.input_unavailable().unwrap_or_default();
+        assert!(reason.contains("later.txt does not exist"), "{reason}");
         std::fs::write(&path, b"hello\n").unwrap();
         assert_eq!(
             lines_and_positions(&poll_n(&mut task, 1).await),
             [("hello".into(), 6)]
         );
+        assert_eq!(task.input_unavailable(), None);
     }
 
     #[tokio::test]

@@ -97,7 +97,11 @@ fn list_topic_dirs(dir: &Path) -> Result<BTreeMap<String, u32>, TopicError> {
 impl Log {
     /// Opens the log in `dir` for writing: lock, recovery, writer thread.
     pub(crate) fn open_with(dir: &Path, options: LocalLogOptions) -> Result<Self, TopicError> {
-        fs::create_dir_all(dir).map_err(io_error("cannot create the log directory", dir))?;
+        fs::create_dir_all(dir).map_err(|e| {
+            io_error("cannot create the log directory", dir)(crate::fs_hint::explain_dir_error(
+                dir, e,
+            ))
+        })?;
         let lock_path = dir.join(LOCK_FILE);
         let lock = File::options()
             .create(true)
@@ -167,6 +171,12 @@ impl Log {
 
     /// Opens the log in `dir` for reading only: no lock, no repair.
     pub(crate) fn open_read_only(dir: &Path) -> Result<Self, TopicError> {
+        if let Some(file) = crate::fs_hint::file_in_the_way(dir) {
+            return Err(TopicError::Unavailable(format!(
+                "{} is a file, not a directory",
+                file.display()
+            )));
+        }
         if !dir.is_dir() {
             return Err(TopicError::Unavailable(format!(
                 "no embedded log directory {}",

@@ -1,0 +1,281 @@
+//! Messages a person can act on (issue 7, item 4), through the real binary: "did you mean",
+//! each OS error once, "is a file, not a directory", binary files as configuration, NO_COLOR,
+//! the task's final throughput line, and conversion failures that name the record.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::*;
+
+/// Runs until idle and returns (exit code, stderr).
+fn run(w: &Workdir, files: &[&Path]) -> (i32, String) {
+    let out = w.run_until_idle("300ms", files);
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    (out.status.code().expect("exit code"), err)
+}
+
+#[test]
+fn misspellings_get_a_did_you_mean() {
+    let w = Workdir::new();
+    let worker = w.worker("value.convertor.schemas.enable=false\nofset.flush.interval.ms=100");
+    let class = w.write(
+        "c.properties",
+        "name=x\nconnector.class=FileStreamSorce\ntopic=t\n",
+    );
+    let (code, err) = run(&w, &[&worker, &class]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("which name matches FileStreamSorce. Did you mean 'FileStreamSource'?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("'value.convertor.schemas.enable' was supplied but isn't a known config. Did you mean 'value.converter.schemas.enable'?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Did you mean 'offset.flush.interval.ms'?"),
+        "{err}"
+    );
+
+    let sink = w.write(
+        "s.properties",
+        "name=s\nconnector.class=FileStreamSink\ntopic=t\nfile=out.txt\nvalue.converter=Jsn\n",
+    );
+    let (code, err) = run(&w, &[&worker, &sink]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("The configuration 'topic' was supplied but isn't a known config. Did you mean 'topics'?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Must configure one of topics or topics.regex"),
+        "{err}"
+    );
+
+    let conv = w.write(
+        "v.properties",
+        "name=v\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\nvalue.converter=Jsn\n",
+    );
+    let (code, err) = run(&w, &[&worker, &conv]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("matches Jsn. Did you mean 'Json'?"), "{err}");
+}
+
+#[test]
+fn each_os_error_is_printed_once() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    std::fs::create_dir_all(w.path("a-dir")).unwrap();
+    let cases: [&[&Path]; 4] = [
+        &[&w.path("no-worker.properties")],
+        &[&worker, &w.path("no-connector.properties")],
+        &[&worker, &w.path("a-dir")],
+        &[&w.path("a-dir")],
+    ];
+    for files in cases {
+        let (code, err) = run(&w, files);
+        assert_ne!(code, 0, "{err}");
+        assert_eq!(err.matches("(os error ").count(), 1, "{err}");
+        let reason = if err.contains("(os error 2)") {
+            "No such file or directory"
+        } else {
+            "Is a directory"
+        };
+        assert_eq!(err.matches(reason).count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn a_file_where_a_directory_is_expected_is_named() {
+    let w = Workdir::new();
+    let file = w.write("not-a-dir", "x");
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "key.converter=StringConverter\nvalue.converter=StringConverter\n\
+             listeners=http://127.0.0.1:0\nembedded.log.dir={}\n",
+            file.display()
+        ),
+    );
+    let (code, err) = run(&w, &[&worker]);
+    assert_eq!(code, 2, "{err}");
+    let expected = format!("{} is a file, not a directory", file.display());
+    assert!(err.contains(&expected), "{err}");
+    assert!(!err.contains("File exists"), "{err}");
+
+    let out = w
+        .command(&["topics", "--worker", &worker.display().to_string(), "list"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
+
+    // The offsets file below a file.
+    let worker = w.worker(&format!(
+        "offset.storage.file.filename={}/offsets.json",
+        file.display()
+    ));
+    let (code, err) = run(&w, &[&worker]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&expected), "{err}");
+    assert!(!err.contains("Not a directory"), "{err}");
+}
+
+/// `n` bytes of deterministic noise (xorshift), as a wrong file given by mistake.
+fn noise(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()[3]
+        })
+        .collect()
+}
+
+#[test]
+fn a_binary_file_as_configuration_is_one_short_error() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let garbage = w.write("garbage.properties", noise(4096));
+    let (code, err) = run(&w, &[&worker, &garbage]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.lines().count() <= 4, "{err}");
+    assert!(
+        err.contains("This is not a configuration file: it contains binary data"),
+        "{err}"
+    );
+    assert!(err.contains("garbage.properties"), "{err}");
+    // As a worker file too.
+    let (code, err) = run(&w, &[&garbage]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.lines().count() <= 4, "{err}");
+
+    // A text file of the wrong kind: a few warnings, then a count.
+    let mut text = String::from("name=x\nconnector.class=FileStreamSink\ntopics=t\n");
+    for i in 0..50 {
+        text.push_str(&format!("unrelated.setting.{i}=1\n"));
+    }
+    let wrong = w.write("wrong.properties", text);
+    let (code, err) = run(&w, &[&worker, &wrong]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("isn't a known config").count(), 10, "{err}");
+    assert!(err.contains("... and 40 more warnings about"), "{err}");
+}
+
+#[test]
+fn no_color_is_honoured_on_a_terminal_and_files_get_no_escapes() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    // Logs to a file: never colours.
+    let (code, err) = run(&w, &[&worker]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+
+    // On a terminal (util-linux `script` gives the process a pseudo-terminal).
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped the terminal half: no `script` command");
+        return;
+    }
+    let line = format!(
+        "{} standalone --exit-when-idle=300ms {}",
+        binary().display(),
+        worker.display()
+    );
+    let on_tty = |no_color: Option<&str>| {
+        let mut cmd = Command::new("script");
+        cmd.args(["-qec", &line, "/dev/null"])
+            .env_remove("RUST_LOG")
+            .env_remove("NO_COLOR")
+            .current_dir(w.dir.path());
+        if let Some(v) = no_color {
+            cmd.env("NO_COLOR", v);
+        }
+        let out = cmd.output().expect("run script");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let coloured = on_tty(None);
+    assert!(coloured.contains("Worker stopped"), "{coloured}");
+    assert!(
+        coloured.contains("\u{1b}["),
+        "a terminal gets colours: {coloured:?}"
+    );
+    let plain = on_tty(Some("1"));
+    assert!(plain.contains("Worker stopped"), "{plain}");
+    assert!(!plain.contains('\u{1b}'), "NO_COLOR=1: {plain:?}");
+}
+
+#[test]
+fn each_task_ends_with_records_bytes_and_rate() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", numbered_lines(0, 1000, WIDTH));
+    let source = w.source("src", &input, "t");
+    let sink = w.sink("dst", &w.path("out.txt"), "t");
+    let (code, err) = run(&w, &[&worker, &source, &sink]);
+    assert_eq!(code, 0, "{err}");
+    // Values are the lines without their newline: 1000 × 99 bytes.
+    for (task, verb) in [
+        ("connector=src task=0", "produced"),
+        ("connector=dst task=0", "put"),
+    ] {
+        let line = err
+            .lines()
+            .find(|l| l.contains(task) && l.contains("Task stopped: "))
+            .unwrap_or_else(|| panic!("no final line for {task}:\n{err}"));
+        assert!(
+            line.contains(&format!("Task stopped: {verb} 1000 records, 99.0 KB in ")),
+            "{line}"
+        );
+        assert!(line.contains(" records/s)"), "{line}");
+    }
+}
+
+#[test]
+fn a_conversion_failure_names_the_record() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    // Sink side: text read back as JSON fails at the first record.
+    let input = w.write("in.txt", "not json\n");
+    let source = w.source("src", &input, "t");
+    let sink = w.write(
+        "dst.properties",
+        format!(
+            "name=dst\nconnector.class=FileStreamSink\ntopics=t\nfile={}\n\
+             value.converter=org.apache.kafka.connect.json.JsonConverter\n",
+            w.path("out.txt").display()
+        ),
+    );
+    let (code, err) = run(&w, &[&worker, &source, &sink]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("Record conversion failed for topic 't' partition 0 offset 0: "),
+        "{err}"
+    );
+
+    // Source side: a string value through IntegerConverter.
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "forty-two\n");
+    let source = w.write(
+        "src.properties",
+        format!(
+            "name=src\nconnector.class=FileStreamSource\ntopic=numbers\nfile={}\n\
+             value.converter=org.apache.kafka.connect.converters.IntegerConverter\n",
+            input.display()
+        ),
+    );
+    let (code, err) = run(&w, &[&worker, &source]);
+    assert_eq!(code, 4, "{err}");
+    let filename = serde_json::to_string(&input.display().to_string()).unwrap();
+    assert!(
+        err.contains(&format!(
+            "Record conversion failed for topic 'numbers', source partition {{\"filename\":{filename}}}, source offset {{\"position\":10}}: "
+        )),
+        "{err}"
+    );
+}

@@ -1,0 +1,250 @@
+//! No silent ignoring (issue 7, item 3): what would change the data or the outcome of a run
+//! is honoured or refused with a clear error, never accepted and skipped. Driven through the
+//! real binary: exit codes, stderr and REST bodies.
+
+mod support;
+
+use serde_json::json;
+use support::rest::start;
+use support::*;
+
+/// Runs until idle and returns (exit code, stderr).
+fn run(w: &Workdir, files: &[&std::path::Path]) -> (i32, String) {
+    let out = w.run_until_idle("300ms", files);
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    (out.status.code().expect("exit code"), err)
+}
+
+#[test]
+fn transforms_predicates_and_a_dead_letter_queue_are_refused_not_skipped() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let sink = w.write(
+        "sink.properties",
+        "name=s\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\n\
+         transforms=route\ntransforms.route.type=org.apache.kafka.connect.transforms.RegexRouter\n\
+         predicates=p\npredicates.p.type=org.apache.kafka.connect.transforms.predicates.TopicNameMatches\n\
+         errors.deadletterqueue.topic.name=dlq\n",
+    );
+    let (code, err) = run(&w, &[&worker, &sink]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("Invalid configuration in"), "{err}");
+    assert!(err.contains("sink.properties"), "{err}");
+    for (line, key) in [
+        (5, "transforms"),
+        (6, "transforms.route.type"),
+        (7, "predicates"),
+        (8, "predicates.p.type"),
+        (9, "errors.deadletterqueue.topic.name"),
+    ] {
+        assert!(
+            err.contains(&format!("line {line}: {key}: '{key}' is not supported yet")),
+            "{key}: {err}"
+        );
+    }
+    assert!(!w.path("out.txt").exists(), "the connector must not start");
+
+    // Empty values ask for nothing and are fine (REST tools send every key with its default).
+    let ok = w.write(
+        "ok.properties",
+        "name=s\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\ntransforms=\n\
+         errors.deadletterqueue.topic.name=\n",
+    );
+    let (code, err) = run(&w, &[&worker, &ok]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn rest_create_and_validate_refuse_unsupported_keys() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let r = start(&w, &[&worker]);
+    let config = json!({
+        "connector.class": "FileStreamSink",
+        "topics": "t",
+        "file": w.path("out.txt").display().to_string(),
+        "transforms": "route",
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    });
+    let created = r
+        .client
+        .post("/connectors", &json!({"name": "s", "config": config}));
+    assert_eq!(created.status, 400, "{}", created.body);
+    let body = created.json();
+    assert_eq!(body["error_code"], 400, "{body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(
+            "Connector configuration is invalid and contains the following 2 error(s):"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("'transforms' is not supported yet"),
+        "{message}"
+    );
+    assert_eq!(r.client.get("/connectors").json(), json!([]));
+
+    let mut with_name = config.clone();
+    with_name["name"] = json!("s");
+    let validated = r.client.put(
+        "/connector-plugins/FileStreamSink/config/validate",
+        &with_name,
+    );
+    assert_eq!(validated.status, 200, "{}", validated.body);
+    let infos = validated.json();
+    assert_eq!(infos["error_count"], 2, "{infos}");
+    let errors = |key: &str| {
+        infos["configs"]
+            .as_array()
+            .and_then(|a| a.iter().find(|c| c["value"]["name"] == key))
+            .map(|c| c["value"]["errors"].clone())
+            .unwrap_or_else(|| panic!("no {key} in {infos}"))
+    };
+    assert!(
+        errors("transforms")[0]
+            .as_str()
+            .is_some_and(|e| e.starts_with("'transforms' is not supported yet")),
+        "{infos}"
+    );
+    assert!(
+        errors("transforms.route.type")[0]
+            .as_str()
+            .is_some_and(|e| e.contains("is not supported yet")),
+        "{infos}"
+    );
+}
+
+#[test]
+fn one_connector_name_in_two_files_is_refused_naming_both() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "a\n");
+    let first = w.source("first", &input, "t");
+    let second = w.write(
+        "second.json",
+        json!({"name": "first", "config": {"connector.class": "FileStreamSink", "topics": "t",
+               "file": w.path("out.txt").display().to_string()}})
+        .to_string(),
+    );
+    let (code, err) = run(&w, &[&worker, &first, &second]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(&format!(
+            "Connector name 'first' is used by more than one file: {} and {}",
+            first.display(),
+            second.display()
+        )),
+        "{err}"
+    );
+    assert!(!w.path("out.txt").exists(), "nothing may start");
+
+    // The same file twice.
+    let (code, err) = run(&w, &[&worker, &first, &first]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} is given 2 times on the command line",
+            first.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn worker_converters_are_checked_at_start_up_without_connectors() {
+    let w = Workdir::new();
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             value.converter=com.example.AvroConverter\n\
+             header.converter=Simpel\n\
+             listeners=http://127.0.0.1:0\nembedded.log.dir={}\n",
+            w.path("data").display()
+        ),
+    );
+    let (code, err) = run(&w, &[&worker]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("Invalid configuration in {}:", worker.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("line 2: value.converter: Failed to find any class that implements Converter and which name matches com.example.AvroConverter"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "line 3: header.converter: Failed to find any class that implements HeaderConverter"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("REST API listening"), "{err}");
+}
+
+#[test]
+fn an_invalid_log_level_is_a_usage_error() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    for bad in ["dbug", "connect_rs=loud", ""] {
+        let out = w
+            .command(&[
+                "--log-level",
+                bad,
+                "standalone",
+                "--exit-when-idle=300ms",
+                &worker.display().to_string(),
+            ])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
+        assert!(err.contains("--log-level"), "{err}");
+        assert!(!err.contains("REST API listening"), "{err}");
+    }
+    let out = w
+        .command(&["--log-level", "dbug", "topics", "--worker", "w", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("'dbug' is not a log level. Did you mean 'debug'?"),
+        "{}",
+        stderr(&out)
+    );
+    // A valid filter still works.
+    let out = w
+        .command(&[
+            "--log-level=warn,connect_rs::commands=info",
+            "standalone",
+            "--exit-when-idle=300ms",
+            &worker.display().to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn exit_when_idle_fails_when_a_source_never_found_its_input() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let missing = w.path("never-created.txt");
+    let source = w.source("src", &missing, "t");
+    let (code, err) = run(&w, &[&worker, &source]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: Nothing was copied: a source's input never became available (src-0: the file {} does not exist)",
+            missing.display()
+        )),
+        "{err}"
+    );
+
+    // An input that exists but is empty copied nothing too, but nothing was missing: success.
+    let empty = w.write("empty.txt", "");
+    let source = w.source("src", &empty, "t");
+    let (code, err) = run(&w, &[&worker, &source]);
+    assert_eq!(code, 0, "{err}");
+}
