@@ -125,7 +125,7 @@ impl Corpus {
     fn to(&mut self, name: &str, cfg: usize, data: Option<&[u8]>) {
         self.push(name, cfg, json!({"op": "to", "data": data.map(hex)}));
     }
-    fn to_all(&mut self, name: &str, cfgs: &[usize], data: &[u8]) {
+    fn raw_in(&mut self, name: &str, cfgs: &[usize], data: &[u8]) {
         for &c in cfgs {
             self.to(name, c, Some(data));
         }
@@ -138,7 +138,7 @@ impl Corpus {
 /// other BMP (incl. line/paragraph separators, BOM, private use, U+FFFF) and supplementary.
 fn gen_char(r: &mut Rng) -> char {
     let cp = match r.below(8) {
-        0 | 1 => r.pick(&[b'a', b'Z', b'0', b' ', b'~', b'_']) as u32,
+        0 | 1 => u32::from(r.pick(b"aZ0 ~_")),
         2 => r.range(0, 0x1f) as u32,
         3 => r.pick(&[
             0x7f,
@@ -196,7 +196,7 @@ const F64_SPECIAL: &[f64] = &[
     f64::MAX,
     f64::MIN_POSITIVE,
     5e-324,
-    2.2250738585072009e-308,
+    f64::from_bits(0x000f_ffff_ffff_ffff), // the largest subnormal
     1.7976931348623157e308,
     9_007_199_254_740_993.0,
     std::f64::consts::PI,
@@ -769,8 +769,8 @@ fn fixed_to_cases(c: &mut Corpus) {
         ("envelope-shaped", b"{\"schema\":null,\"payload\":1}"),
     ];
     for (name, data) in plain_docs {
-        c.to_all(&format!("doc-{name}"), &[4, 6], data);
-        c.to_all(&format!("doc-{name}"), &[0], data);
+        c.raw_in(&format!("doc-{name}"), &[4, 6], data);
+        c.raw_in(&format!("doc-{name}"), &[0], data);
     }
     // Envelopes: (name, schema JSON, payload JSON).
     let envelopes: &[(&str, &str, &str)] = &[
@@ -876,7 +876,7 @@ fn fixed_to_cases(c: &mut Corpus) {
     ];
     for (name, schema, payload) in envelopes {
         let doc = format!("{{\"schema\":{schema},\"payload\":{payload}}}");
-        c.to_all(&format!("env-{name}"), &[0, 1, 2], doc.as_bytes());
+        c.raw_in(&format!("env-{name}"), &[0, 1, 2], doc.as_bytes());
     }
     let raw_envelopes: &[(&str, &str)] = &[
         ("missing-payload", r#"{"schema":{"type":"int32"}}"#),
@@ -903,7 +903,7 @@ fn fixed_to_cases(c: &mut Corpus) {
         ("null-both", r#"{"schema":null,"payload":null}"#),
     ];
     for (name, doc) in raw_envelopes {
-        c.to_all(&format!("raw-{name}"), &[0, 2], doc.as_bytes());
+        c.raw_in(&format!("raw-{name}"), &[0, 2], doc.as_bytes());
     }
 }
 
