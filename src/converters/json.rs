@@ -12,6 +12,7 @@
 //! Date/Time are `Value::Int32`, Timestamp is `Value::Int64`. Logical handling applies when the
 //! schema's name is the logical name *and* its type is the logical type's base type.
 
+mod base64_read;
 mod node;
 mod write;
 
@@ -20,7 +21,6 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 
-use base64::Engine as _;
 use connect_api::{
     logical, ConfigMap, ConnectError, Converter, Field, Headers, Result, Schema, SchemaAndValue,
     SchemaRef, SchemaType, Struct, Value,
@@ -446,7 +446,8 @@ impl JsonConverter {
             out.extend_from_slice(b",\"doc\":");
             write::push_str(out, doc);
         }
-        if let Some(params) = &schema.parameters {
+        // Kafka's schemas never hold an empty parameter map (`SchemaBuilder` drops it).
+        if let Some(params) = schema.parameters.as_ref().filter(|p| !p.is_empty()) {
             out.extend_from_slice(b",\"parameters\":{");
             for (i, (k, v)) in params.iter().enumerate() {
                 if i > 0 {
@@ -916,9 +917,16 @@ impl JsonConverter {
                 };
                 p.insert(k.clone(), v.clone());
             }
-            schema.parameters = Some(p);
+            if !p.is_empty() {
+                schema.parameters = Some(p);
+            }
         }
         if let Some(d) = get("default") {
+            // Kafka builds a struct default against the schema under construction, which its
+            // `SchemaBuilder` then refuses ("Invalid default value"), so does this.
+            if schema_type == SchemaType::Struct && *d != Node::Null {
+                return Err(ConnectError::data("Invalid default value"));
+            }
             let without_default = Arc::new(schema.clone());
             let v = self.to_value(Some(&without_default), Some(d))?;
             if !v.is_null() {
@@ -951,17 +959,8 @@ impl JsonConverter {
         if let Some(l) = logical_of(schema) {
             return self.to_logical(schema, l, node);
         }
-        // Jackson's accessors on a node of another kind yield 0 / false / null.
-        let null_for = |schema: &SchemaRef| -> Result<Value> {
-            if schema.optional {
-                Ok(Value::Null)
-            } else {
-                Err(ConnectError::data(format!(
-                    "Invalid null value for required {} field",
-                    schema.schema_type.name()
-                )))
-            }
-        };
+        // Jackson's accessors on a node of another kind yield 0 / false / null; Kafka returns
+        // that null as is, even for a required schema.
         Ok(match schema.schema_type {
             SchemaType::Boolean => Value::Boolean(matches!(node, Node::Bool(true))),
             SchemaType::Int8 => Value::Int8(node.int_value() as i8),
@@ -972,13 +971,13 @@ impl JsonConverter {
             SchemaType::Float64 => Value::Float64(node.double_value()),
             SchemaType::String => match node {
                 Node::Str(s) => Value::String(s.clone()),
-                _ => return null_for(schema),
+                _ => Value::Null,
             },
             SchemaType::Bytes => match node {
                 Node::Str(s) => Value::Bytes(
                     decode_base64(s).ok_or_else(|| ConnectError::data("Invalid bytes field"))?,
                 ),
-                _ => return null_for(schema),
+                _ => Value::Null,
             },
             SchemaType::Array => {
                 let item_schema = schema.value_schema.as_ref();
@@ -1021,7 +1020,9 @@ impl JsonConverter {
                             node.node_type()
                         )));
                     };
-                    let mut entries = Vec::with_capacity(items.len());
+                    let mut entries: Vec<(Value, Value)> = Vec::with_capacity(items.len());
+                    // Kafka collects the pairs in a HashMap: a repeated key keeps its last value.
+                    let mut seen: HashMap<String, usize> = HashMap::new();
                     for entry in items {
                         let Node::Array(pair) = entry else {
                             return Err(ConnectError::data(format!(
@@ -1035,10 +1036,18 @@ impl JsonConverter {
                                 pair.len()
                             )));
                         }
-                        entries.push((
-                            self.to_value(key_schema, Some(&pair[0]))?,
-                            self.to_value(value_schema, Some(&pair[1]))?,
-                        ));
+                        let k = self.to_value(key_schema, Some(&pair[0]))?;
+                        let v = self.to_value(value_schema, Some(&pair[1]))?;
+                        match java_map_key(&k).and_then(|id| match seen.get(&id) {
+                            Some(&at) => Some(at),
+                            None => {
+                                seen.insert(id, entries.len());
+                                None
+                            }
+                        }) {
+                            Some(at) => entries[at].1 = v,
+                            None => entries.push((k, v)),
+                        }
                     }
                     Value::Map(entries)
                 }
@@ -1145,9 +1154,19 @@ impl JsonConverter {
     }
 }
 
+/// An identity for `k` under Java's `equals` as a `HashMap` key, or `None` for keys Java
+/// compares by identity (`byte[]`). `Value`'s debug form tells NaN from NaN equal and `-0.0` from
+/// `0.0` apart, as `Float.equals` / `Double.equals` do.
+fn java_map_key(k: &Value) -> Option<String> {
+    match k {
+        Value::Bytes(_) => None,
+        _ => Some(format!("{k:?}")),
+    }
+}
+
 /// Jackson's base64 reading of a text node (MIME-no-linefeeds variant, padding required).
 fn decode_base64(s: &str) -> Option<Vec<u8>> {
-    base64::engine::general_purpose::STANDARD.decode(s).ok()
+    base64_read::decode(s)
 }
 
 impl Converter for JsonConverter {

@@ -87,7 +87,8 @@ impl Node {
             Node::Int(v) => f64::from(*v),
             Node::Long(v) => *v as f64,
             Node::BigInt(b) => b.to_string().parse().unwrap_or(0.0),
-            Node::Decimal(d) => d.text.parse().unwrap_or(0.0),
+            // Jackson reads floats as BigDecimal, which has no negative zero.
+            Node::Decimal(d) => positive_zero(d.text.parse().unwrap_or(0.0)),
             _ => 0.0,
         }
     }
@@ -98,7 +99,14 @@ impl Node {
             Node::Int(v) => *v as f32,
             Node::Long(v) => *v as f32,
             Node::BigInt(b) => b.to_string().parse().unwrap_or(0.0),
-            Node::Decimal(d) => d.text.parse().unwrap_or(0.0),
+            Node::Decimal(d) => {
+                let v: f32 = d.text.parse().unwrap_or(0.0);
+                if v == 0.0 {
+                    0.0
+                } else {
+                    v
+                }
+            }
             _ => 0.0,
         }
     }
@@ -112,6 +120,15 @@ impl Node {
             Node::Decimal(d) => Some((d.digits.parse().ok()?, -d.exp10)),
             _ => None,
         }
+    }
+}
+
+/// `-0.0` as `0.0` (`BigDecimal.doubleValue()` never yields a negative zero).
+fn positive_zero(v: f64) -> f64 {
+    if v == 0.0 {
+        0.0
+    } else {
+        v
     }
 }
 

@@ -8,12 +8,16 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// Appends `s` as a JSON string: raw UTF-8; `"` and `\` escaped; `\b \t \n \f \r` in short form;
 /// other control characters below 0x20 as `\u00XX` with upper-case hex (Jackson's
-/// `CharTypes.sOutputEscapes128`). `/` and DEL are not escaped.
+/// `CharTypes.sOutputEscapes128`). `/` and DEL are not escaped. Characters outside the Basic
+/// Multilingual Plane are written as an escaped UTF-16 surrogate pair (`\uD83D\uDE00`), as
+/// Jackson 2.x's `UTF8JsonGenerator` does.
 pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
         let short = match b {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -23,21 +27,43 @@ pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
             0x0C => b'f',
             0x0D => b'r',
             0x00..=0x1F => 0,
-            _ => continue,
+            0xF0..=0xF7 => {
+                // A four-byte sequence: one supplementary code point (`s` is valid UTF-8).
+                out.extend_from_slice(&bytes[start..i]);
+                let c = s[i..].chars().next().map_or(0x10000, u32::from);
+                let hi = 0xD800 + ((c - 0x10000) >> 10);
+                let lo = 0xDC00 + ((c - 0x10000) & 0x3FF);
+                push_u_escape(out, hi);
+                push_u_escape(out, lo);
+                i += 4;
+                start = i;
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.extend_from_slice(&bytes[start..i]);
-        out.push(b'\\');
         if short == 0 {
-            out.extend_from_slice(b"u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xF)]);
+            push_u_escape(out, u32::from(b));
         } else {
+            out.push(b'\\');
             out.push(short);
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// Appends `\uXXXX` with upper-case hex.
+fn push_u_escape(out: &mut Vec<u8>, unit: u32) {
+    out.extend_from_slice(b"\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[((unit >> shift) & 0xF) as usize]);
+    }
 }
 
 /// Appends an integer.
@@ -112,7 +138,11 @@ mod tests {
         assert_eq!(s("a\"b\\c/d"), r#""a\"b\\c/d""#);
         assert_eq!(s("\u{8}\t\n\u{c}\r"), r#""\b\t\n\f\r""#);
         assert_eq!(s("\u{0}\u{1f}\u{7f}"), "\"\\u0000\\u001F\u{7f}\"");
-        assert_eq!(s("é😀\u{2028}"), "\"é😀\u{2028}\"");
+        assert_eq!(s("é😀\u{2028}"), "\"é\\uD83D\\uDE00\u{2028}\"");
+        assert_eq!(
+            s("\u{10000}a\u{10ffff}"),
+            "\"\\uD800\\uDC00a\\uDBFF\\uDFFF\""
+        );
     }
 
     #[test]
