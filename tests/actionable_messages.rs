@@ -9,13 +9,6 @@ use std::process::Command;
 
 use support::*;
 
-/// Runs until idle and returns (exit code, stderr).
-fn run(w: &Workdir, files: &[&Path]) -> (i32, String) {
-    let out = w.run_until_idle("300ms", files);
-    let err = stderr(&out);
-    assert!(!err.contains("panicked"), "{err}");
-    (out.status.code().expect("exit code"), err)
-}
 
 #[test]
 fn misspellings_get_a_did_you_mean() {
@@ -25,7 +18,7 @@ fn misspellings_get_a_did_you_mean() {
         "c.properties",
         "name=x\nconnector.class=FileStreamSorce\ntopic=t\n",
     );
-    let (code, err) = run(&w, &[&worker, &class]);
+    let (code, err) = w.run_checked(&[&worker, &class]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains("which name matches FileStreamSorce. Did you mean 'FileStreamSource'?"),
@@ -44,7 +37,7 @@ fn misspellings_get_a_did_you_mean() {
         "s.properties",
         "name=s\nconnector.class=FileStreamSink\ntopic=t\nfile=out.txt\nvalue.converter=Jsn\n",
     );
-    let (code, err) = run(&w, &[&worker, &sink]);
+    let (code, err) = w.run_checked(&[&worker, &sink]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains("The configuration 'topic' was supplied but isn't a known config. Did you mean 'topics'?"),
@@ -59,7 +52,7 @@ fn misspellings_get_a_did_you_mean() {
         "v.properties",
         "name=v\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\nvalue.converter=Jsn\n",
     );
-    let (code, err) = run(&w, &[&worker, &conv]);
+    let (code, err) = w.run_checked(&[&worker, &conv]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("matches Jsn. Did you mean 'Json'?"), "{err}");
 }
@@ -76,7 +69,7 @@ fn each_os_error_is_printed_once() {
         &[&w.path("a-dir")],
     ];
     for files in cases {
-        let (code, err) = run(&w, files);
+        let (code, err) = w.run_checked(files);
         assert_ne!(code, 0, "{err}");
         assert_eq!(err.matches("(os error ").count(), 1, "{err}");
         let reason = if err.contains("(os error 2)") {
@@ -100,7 +93,7 @@ fn a_file_where_a_directory_is_expected_is_named() {
             file.display()
         ),
     );
-    let (code, err) = run(&w, &[&worker]);
+    let (code, err) = w.run_checked(&[&worker]);
     assert_eq!(code, 2, "{err}");
     let expected = format!("{} is a file, not a directory", file.display());
     assert!(err.contains(&expected), "{err}");
@@ -118,7 +111,7 @@ fn a_file_where_a_directory_is_expected_is_named() {
         "offset.storage.file.filename={}/offsets.json",
         file.display()
     ));
-    let (code, err) = run(&w, &[&worker]);
+    let (code, err) = w.run_checked(&[&worker]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(&expected), "{err}");
     assert!(!err.contains("Not a directory"), "{err}");
@@ -142,7 +135,7 @@ fn a_binary_file_as_configuration_is_one_short_error() {
     let w = Workdir::new();
     let worker = w.worker("");
     let garbage = w.write("garbage.properties", noise(4096));
-    let (code, err) = run(&w, &[&worker, &garbage]);
+    let (code, err) = w.run_checked(&[&worker, &garbage]);
     assert_eq!(code, 3, "{err}");
     assert!(err.lines().count() <= 4, "{err}");
     assert!(
@@ -151,7 +144,7 @@ fn a_binary_file_as_configuration_is_one_short_error() {
     );
     assert!(err.contains("garbage.properties"), "{err}");
     // As a worker file too.
-    let (code, err) = run(&w, &[&garbage]);
+    let (code, err) = w.run_checked(&[&garbage]);
     assert_eq!(code, 2, "{err}");
     assert!(err.lines().count() <= 4, "{err}");
 
@@ -161,7 +154,7 @@ fn a_binary_file_as_configuration_is_one_short_error() {
         text.push_str(&format!("unrelated.setting.{i}=1\n"));
     }
     let wrong = w.write("wrong.properties", text);
-    let (code, err) = run(&w, &[&worker, &wrong]);
+    let (code, err) = w.run_checked(&[&worker, &wrong]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(err.matches("isn't a known config").count(), 10, "{err}");
     assert!(err.contains("... and 40 more warnings about"), "{err}");
@@ -172,7 +165,7 @@ fn no_color_is_honoured_on_a_terminal_and_files_get_no_escapes() {
     let w = Workdir::new();
     let worker = w.worker("");
     // Logs to a file: never colours.
-    let (code, err) = run(&w, &[&worker]);
+    let (code, err) = w.run_checked(&[&worker]);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains('\u{1b}'), "{err:?}");
 
@@ -217,7 +210,7 @@ fn each_task_ends_with_records_bytes_and_rate() {
     let input = w.write("in.txt", numbered_lines(0, 1000, WIDTH));
     let source = w.source("src", &input, "t");
     let sink = w.sink("dst", &w.path("out.txt"), "t");
-    let (code, err) = run(&w, &[&worker, &source, &sink]);
+    let (code, err) = w.run_checked(&[&worker, &source, &sink]);
     assert_eq!(code, 0, "{err}");
     // Values are the lines without their newline: 1000 × 99 bytes.
     for (task, verb) in [
@@ -251,7 +244,7 @@ fn a_conversion_failure_names_the_record() {
             w.path("out.txt").display()
         ),
     );
-    let (code, err) = run(&w, &[&worker, &source, &sink]);
+    let (code, err) = w.run_checked(&[&worker, &source, &sink]);
     assert_eq!(code, 4, "{err}");
     assert!(
         err.contains("Record conversion failed for topic 't' partition 0 offset 0: "),
@@ -270,7 +263,7 @@ fn a_conversion_failure_names_the_record() {
             input.display()
         ),
     );
-    let (code, err) = run(&w, &[&worker, &source]);
+    let (code, err) = w.run_checked(&[&worker, &source]);
     assert_eq!(code, 4, "{err}");
     let filename = serde_json::to_string(&input.display().to_string()).unwrap();
     assert!(

@@ -32,10 +32,6 @@ fn find(bytes: &[u8], needle: &[u8]) -> usize {
         .unwrap_or_else(|| panic!("{:?} not in the segment", String::from_utf8_lossy(needle)))
 }
 
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn topics_read_reports_a_corrupt_record_after_printing_the_ones_before_it() {
     let w = Workdir::new();

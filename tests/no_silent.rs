@@ -8,13 +8,6 @@ use serde_json::json;
 use support::rest::start;
 use support::*;
 
-/// Runs until idle and returns (exit code, stderr).
-fn run(w: &Workdir, files: &[&std::path::Path]) -> (i32, String) {
-    let out = w.run_until_idle("300ms", files);
-    let err = stderr(&out);
-    assert!(!err.contains("panicked"), "{err}");
-    (out.status.code().expect("exit code"), err)
-}
 
 #[test]
 fn transforms_predicates_and_a_dead_letter_queue_are_refused_not_skipped() {
@@ -27,7 +20,7 @@ fn transforms_predicates_and_a_dead_letter_queue_are_refused_not_skipped() {
          predicates=p\npredicates.p.type=org.apache.kafka.connect.transforms.predicates.TopicNameMatches\n\
          errors.deadletterqueue.topic.name=dlq\n",
     );
-    let (code, err) = run(&w, &[&worker, &sink]);
+    let (code, err) = w.run_checked(&[&worker, &sink]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("Invalid configuration in"), "{err}");
     assert!(err.contains("sink.properties"), "{err}");
@@ -51,7 +44,7 @@ fn transforms_predicates_and_a_dead_letter_queue_are_refused_not_skipped() {
         "name=s\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\ntransforms=\n\
          errors.deadletterqueue.topic.name=\n",
     );
-    let (code, err) = run(&w, &[&worker, &ok]);
+    let (code, err) = w.run_checked(&[&worker, &ok]);
     assert_eq!(code, 0, "{err}");
 }
 
@@ -128,7 +121,7 @@ fn one_connector_name_in_two_files_is_refused_naming_both() {
                "file": w.path("out.txt").display().to_string()}})
         .to_string(),
     );
-    let (code, err) = run(&w, &[&worker, &first, &second]);
+    let (code, err) = w.run_checked(&[&worker, &first, &second]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains(&format!(
@@ -141,7 +134,7 @@ fn one_connector_name_in_two_files_is_refused_naming_both() {
     assert!(!w.path("out.txt").exists(), "nothing may start");
 
     // The same file twice.
-    let (code, err) = run(&w, &[&worker, &first, &first]);
+    let (code, err) = w.run_checked(&[&worker, &first, &first]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains(&format!(
@@ -165,7 +158,7 @@ fn worker_converters_are_checked_at_start_up_without_connectors() {
             w.path("data").display()
         ),
     );
-    let (code, err) = run(&w, &[&worker]);
+    let (code, err) = w.run_checked(&[&worker]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!("Invalid configuration in {}:", worker.display())),
@@ -232,7 +225,7 @@ fn exit_when_idle_fails_when_a_source_never_found_its_input() {
     let worker = w.worker("");
     let missing = w.path("never-created.txt");
     let source = w.source("src", &missing, "t");
-    let (code, err) = run(&w, &[&worker, &source]);
+    let (code, err) = w.run_checked(&[&worker, &source]);
     assert_eq!(code, 4, "{err}");
     assert!(
         err.contains(&format!(
@@ -245,6 +238,6 @@ fn exit_when_idle_fails_when_a_source_never_found_its_input() {
     // An input that exists but is empty copied nothing too, but nothing was missing: success.
     let empty = w.write("empty.txt", "");
     let source = w.source("src", &empty, "t");
-    let (code, err) = run(&w, &[&worker, &source]);
+    let (code, err) = w.run_checked(&[&worker, &source]);
     assert_eq!(code, 0, "{err}");
 }

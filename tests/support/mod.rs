@@ -92,6 +92,15 @@ impl Workdir {
         cmd
     }
 
+    /// `run_until_idle` with a 300 ms idle time, checked not to have panicked: (exit code,
+    /// stderr).
+    pub fn run_checked(&self, files: &[&Path]) -> (i32, String) {
+        let out = self.run_until_idle("300ms", files);
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{err}");
+        (out.status.code().expect("exit code"), err)
+    }
+
     /// Runs `connect-rs standalone --exit-when-idle=IDLE worker files...` to completion; a run
     /// that does not end within [`RUN_TIMEOUT`] is killed and fails the test.
     pub fn run_until_idle(&self, idle: &str, files: &[&Path]) -> Output {
@@ -202,6 +211,11 @@ pub fn numbered_lines(start: usize, n: usize, width: usize) -> Vec<u8> {
 /// stderr of a finished command, as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// stdout of a finished command, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Width of the lines `numbered_lines` makes in the copy tests (100 bytes with the newline).
