@@ -9,7 +9,6 @@ use std::process::Command;
 
 use support::*;
 
-
 #[test]
 fn misspellings_get_a_did_you_mean() {
     let w = Workdir::new();

@@ -8,7 +8,6 @@ use serde_json::json;
 use support::rest::start;
 use support::*;
 
-
 #[test]
 fn transforms_predicates_and_a_dead_letter_queue_are_refused_not_skipped() {
     let w = Workdir::new();

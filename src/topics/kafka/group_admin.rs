@@ -6,8 +6,8 @@ use std::time::Duration;
 use rdkafka::admin::{AdminClient, AdminOptions};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, DefaultConsumerContext};
-use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
+use rdkafka::types::RDKafkaErrorCode;
 
 use super::client_config;
 use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
