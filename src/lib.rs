@@ -18,4 +18,5 @@ pub mod shutdown;
 pub mod storage;
 pub mod suggest;
 pub mod topics;
+pub mod transforms;
 pub mod worker;

@@ -10,5 +10,7 @@ pub fn registry() -> PluginRegistry {
         vec![Arc::new(connect_file::FileStreamSourcePlugin)],
         vec![Arc::new(connect_file::FileStreamSinkPlugin)],
         crate::converters::builtin_converters(),
+        crate::transforms::builtin_transformations(),
+        crate::transforms::builtin_predicates(),
     )
 }

@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use connect_api::{Converter, HeaderConverter, PluginDesc, PluginKind, SinkPlugin, SourcePlugin};
+use connect_api::{
+    Converter, HeaderConverter, PluginDesc, PluginKind, PredicatePlugin, SinkPlugin, SourcePlugin,
+    TransformationPlugin,
+};
 
 use crate::converters::ConverterDesc;
 
@@ -40,7 +43,7 @@ impl ConnectorPlugin {
 #[derive(Debug, thiserror::Error)]
 #[error("Failed to find any class that implements {kind} and which name matches {name}.{suggestion} Available: {available}")]
 pub struct RegistryError {
-    /// What kind of plugin was wanted (`Connector`, `Converter`, `HeaderConverter`).
+    /// What kind of plugin was wanted (`Connector`, `Converter`, `HeaderConverter`, `Transformation`, `Predicate`).
     pub kind: &'static str,
     /// The name asked for.
     pub name: String,
@@ -54,11 +57,22 @@ pub struct RegistryError {
 enum Factory {
     Connector(ConnectorPlugin),
     Converter(ConverterDesc),
+    Transformation(TransformationPlugin),
+    Predicate(PredicatePlugin),
 }
 
 struct Entry {
     desc: PluginDesc,
     factory: Factory,
+}
+
+impl Entry {
+    fn converter(&self) -> Option<&ConverterDesc> {
+        match &self.factory {
+            Factory::Converter(c) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 /// All plugins known to this binary, by name and alias.
@@ -73,11 +87,28 @@ enum Group {
     Connector,
     Converter,
     HeaderConverter,
+    Transformation,
+    Predicate,
+}
+
+impl Group {
+    /// The Java interface name, used in messages and as the alias suffix.
+    fn interface(self) -> &'static str {
+        match self {
+            Self::Connector => "Connector",
+            Self::Converter => "Converter",
+            Self::HeaderConverter => "HeaderConverter",
+            Self::Transformation => "Transformation",
+            Self::Predicate => "Predicate",
+        }
+    }
 }
 
 fn groups(kind: PluginKind, desc: Option<&ConverterDesc>) -> Vec<Group> {
     match (kind, desc) {
         (PluginKind::Source | PluginKind::Sink, _) => vec![Group::Connector],
+        (PluginKind::Transformation, _) => vec![Group::Transformation],
+        (PluginKind::Predicate, _) => vec![Group::Predicate],
         (_, Some(c)) => {
             let mut g = Vec::new();
             if c.new_converter.is_some() {
@@ -92,9 +123,11 @@ fn groups(kind: PluginKind, desc: Option<&ConverterDesc>) -> Vec<Group> {
     }
 }
 
-/// The simple class name: the part after the last `.`.
+/// The simple class name, as Java's `Class.getSimpleName`: the part after the last `.`, and
+/// for a nested class (`InsertField$Value`) the part after the last `$`.
 fn simple_name(class_name: &str) -> &str {
-    class_name.rsplit('.').next().unwrap_or(class_name)
+    let name = class_name.rsplit('.').next().unwrap_or(class_name);
+    name.rsplit('$').next().unwrap_or(name)
 }
 
 impl PluginRegistry {
@@ -103,6 +136,8 @@ impl PluginRegistry {
         sources: Vec<Arc<dyn SourcePlugin>>,
         sinks: Vec<Arc<dyn SinkPlugin>>,
         converters: Vec<ConverterDesc>,
+        transforms: Vec<TransformationPlugin>,
+        predicates: Vec<PredicatePlugin>,
     ) -> Self {
         let mut entries = Vec::new();
         for p in sources {
@@ -133,18 +168,28 @@ impl PluginRegistry {
                 factory: Factory::Converter(c),
             });
         }
+        let desc = |class_name, kind| PluginDesc {
+            class_name,
+            kind,
+            version: env!("CARGO_PKG_VERSION"),
+            task_class: None,
+        };
+        for t in transforms {
+            entries.push(Entry {
+                desc: desc(t.class_name, PluginKind::Transformation),
+                factory: Factory::Transformation(t),
+            });
+        }
+        for p in predicates {
+            entries.push(Entry {
+                desc: desc(p.class_name, PluginKind::Predicate),
+                factory: Factory::Predicate(p),
+            });
+        }
         let mut names: HashMap<(Group, String), Option<usize>> = HashMap::new();
         for (i, entry) in entries.iter().enumerate() {
-            let conv = match &entry.factory {
-                Factory::Converter(c) => Some(c),
-                Factory::Connector(_) => None,
-            };
-            for group in groups(entry.desc.kind, conv) {
-                let suffix = match group {
-                    Group::Connector => "Connector",
-                    Group::Converter => "Converter",
-                    Group::HeaderConverter => "HeaderConverter",
-                };
+            for group in groups(entry.desc.kind, entry.converter()) {
+                let suffix = group.interface();
                 names.insert((group, entry.desc.class_name.to_owned()), Some(i));
                 let simple = simple_name(entry.desc.class_name);
                 let mut aliases = vec![simple.to_owned()];
@@ -184,22 +229,12 @@ impl PluginRegistry {
         let mut available: Vec<String> = self
             .entries
             .iter()
-            .filter(|e| {
-                let conv = match &e.factory {
-                    Factory::Converter(c) => Some(c),
-                    Factory::Connector(_) => None,
-                };
-                groups(e.desc.kind, conv).contains(&group)
-            })
+            .filter(|e| groups(e.desc.kind, e.converter()).contains(&group))
             .map(|e| format!("{} ({})", simple_name(e.desc.class_name), e.desc.class_name))
             .collect();
         available.sort();
         RegistryError {
-            kind: match group {
-                Group::Connector => "Connector",
-                Group::Converter => "Converter",
-                Group::HeaderConverter => "HeaderConverter",
-            },
+            kind: group.interface(),
             name: name.to_owned(),
             available: available.join(", "),
             suggestion: crate::suggest::did_you_mean(name, self.names_of(group)),
@@ -252,6 +287,28 @@ impl PluginRegistry {
                 ..
             })) => Ok(new()),
             _ => Err(self.not_found(Group::HeaderConverter, name)),
+        }
+    }
+
+    /// The transform plugin called `name` (class name or alias).
+    ///
+    /// # Errors
+    /// [`RegistryError`] listing the available transforms.
+    pub fn transformation(&self, name: &str) -> Result<TransformationPlugin, RegistryError> {
+        match self.find(Group::Transformation, name).map(|e| &e.factory) {
+            Some(Factory::Transformation(t)) => Ok(*t),
+            _ => Err(self.not_found(Group::Transformation, name)),
+        }
+    }
+
+    /// The predicate plugin called `name` (class name or alias).
+    ///
+    /// # Errors
+    /// [`RegistryError`] listing the available predicates.
+    pub fn predicate(&self, name: &str) -> Result<PredicatePlugin, RegistryError> {
+        match self.find(Group::Predicate, name).map(|e| &e.factory) {
+            Some(Factory::Predicate(p)) => Ok(*p),
+            _ => Err(self.not_found(Group::Predicate, name)),
         }
     }
 

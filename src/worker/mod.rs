@@ -554,6 +554,8 @@ mod tests {
             vec![flaky.clone()],
             Vec::<Arc<dyn SinkPlugin>>::new(),
             crate::converters::builtin_converters(),
+            Vec::new(),
+            Vec::new(),
         ));
         let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
         let offsets = Arc::new(FileOffsetStore::open(&dir.path().join("offsets.json")).unwrap());

@@ -3,7 +3,7 @@
 //! Connectors depend on this crate and nothing else of the runtime. It holds the data model
 //! ([`Schema`], [`Value`], [`Struct`], [`Headers`], [`SourceRecord`], [`SinkRecord`]), the plugin
 //! traits ([`SourceConnector`], [`SourceTask`], [`SinkConnector`], [`SinkTask`], [`Converter`],
-//! [`HeaderConverter`]), the data-driven [`ConfigDef`] and the one error type [`ConnectError`].
+//! [`HeaderConverter`], [`Transformation`], [`Predicate`]), the data-driven [`ConfigDef`] and the one error type [`ConnectError`].
 //! Names and semantics follow Apache Kafka Connect's `connect-api`.
 
 pub mod config_def;
@@ -15,6 +15,7 @@ pub mod logical;
 pub mod plugin;
 pub mod record;
 pub mod schema;
+pub mod transformation;
 pub mod value;
 
 pub use config_def::{
@@ -31,6 +32,9 @@ pub use headers::{Header, Headers};
 pub use plugin::{PluginDesc, PluginKind, SinkPlugin, SourcePlugin};
 pub use record::{ConnectRecord, OffsetMap, SinkRecord, SourceRecord, TimestampType};
 pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, SchemaType};
+pub use transformation::{
+    Predicate, PredicatePlugin, RecordContext, Transformation, TransformationPlugin,
+};
 pub use value::{Struct, Value};
 
 /// A connector's or task's configuration: string keys to string values, as Java's

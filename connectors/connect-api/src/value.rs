@@ -138,6 +138,11 @@ impl Struct {
     pub fn values(&self) -> &[Value] {
         &self.values
     }
+
+    /// The field values in schema order, taken out of the struct.
+    pub fn into_values(self) -> Vec<Value> {
+        self.values
+    }
 }
 
 macro_rules! impl_from_primitive {
