@@ -3,15 +3,26 @@
 //! [`builtin_predicates`] are the one list the plugin registry reads.
 
 pub mod config;
+pub mod drop_headers;
 pub mod filter;
+pub mod header_from;
+pub mod insert_header;
 pub mod predicates;
+pub mod regex_router;
 pub mod util;
 
 use connect_api::{PredicatePlugin, TransformationPlugin};
 
 /// Every built-in transform.
 pub fn builtin_transformations() -> Vec<TransformationPlugin> {
-    vec![filter::PLUGIN]
+    vec![
+        drop_headers::PLUGIN,
+        filter::PLUGIN,
+        header_from::KEY_PLUGIN,
+        header_from::VALUE_PLUGIN,
+        insert_header::PLUGIN,
+        regex_router::PLUGIN,
+    ]
 }
 
 /// Every built-in predicate.
