@@ -6,17 +6,17 @@
 use base64::Engine as _;
 use connect_api::config_def::Default as Def;
 use connect_api::{
-    logical, ConfigDef, ConfigKey, ConfigMap, ConfigType, ConfigValue, ConnectError,
-    ConnectRecord, Importance, RecordContext, Result, Schema, SchemaBuilder, SchemaRef,
-    SchemaType, Struct, Transformation, TransformationPlugin, Value,
+    logical, ConfigDef, ConfigKey, ConfigMap, ConfigType, ConfigValue, ConnectError, ConnectRecord,
+    Importance, RecordContext, Result, Schema, SchemaBuilder, SchemaRef, SchemaType, Struct,
+    Transformation, TransformationPlugin, Value,
 };
 use num_bigint::BigInt;
 
 use crate::converters::java_fmt;
 use crate::transforms::config::parse_checked;
 use crate::transforms::util::{
-    check_required, copy_schema_basics, field_value, java_class_name, require_map,
-    require_struct, SchemaCache, Side,
+    check_required, copy_schema_basics, field_value, java_class_name, require_map, require_struct,
+    SchemaCache, Side,
 };
 
 const PURPOSE: &str = "cast types";
@@ -124,18 +124,18 @@ fn parse_spec(mappings: &[String]) -> std::result::Result<Spec, String> {
             [] => return Err("Index 1 out of bounds for length 0".to_owned()),
             [t] => whole = Some(output_type(t.trim())?),
             [field, t] => casts.push((field.trim().to_owned(), output_type(t.trim())?)),
-            _ => {
-                return Err(format!(
-                    "Invalid value [{}] for configuration renames: Invalid rename mapping: {mapping}",
-                    mappings.join(", ")
-                ))
-            }
+            _ => return Err(format!(
+                "Invalid value [{}] for configuration renames: Invalid rename mapping: {mapping}",
+                mappings.join(", ")
+            )),
         }
     }
     if whole.is_some() && mappings.len() > 1 {
-        return Err("Cast transformations that specify a type to cast the entire value to may \
+        return Err(
+            "Cast transformations that specify a type to cast the entire value to may \
                     only specify a single cast in their spec"
-            .to_owned());
+                .to_owned(),
+        );
     }
     Ok((casts, whole))
 }
@@ -188,9 +188,7 @@ fn java_float_text(s: &str) -> Option<String> {
     if body == "NaN" || body == "Infinity" {
         return Some(format!("{sign}{body}"));
     }
-    let body = body
-        .strip_suffix(['f', 'F', 'd', 'D'])
-        .unwrap_or(body);
+    let body = body.strip_suffix(['f', 'F', 'd', 'D']).unwrap_or(body);
     let (mantissa, exponent) = match body.find(['e', 'E']) {
         Some(i) => (&body[..i], Some(&body[i + 1..])),
         None => (body, None),
@@ -373,15 +371,9 @@ fn cast_value(schema: Option<&Schema>, value: &Value, target: SchemaType) -> Res
     };
     let cast = match (&java, target) {
         (Java::Str(s), SchemaType::Int8) => Value::Int8(s.parse().map_err(|_| out_of_range(s))?),
-        (Java::Str(s), SchemaType::Int16) => {
-            Value::Int16(s.parse().map_err(|_| out_of_range(s))?)
-        }
-        (Java::Str(s), SchemaType::Int32) => {
-            Value::Int32(s.parse().map_err(|_| out_of_range(s))?)
-        }
-        (Java::Str(s), SchemaType::Int64) => {
-            Value::Int64(s.parse().map_err(|_| out_of_range(s))?)
-        }
+        (Java::Str(s), SchemaType::Int16) => Value::Int16(s.parse().map_err(|_| out_of_range(s))?),
+        (Java::Str(s), SchemaType::Int32) => Value::Int32(s.parse().map_err(|_| out_of_range(s))?),
+        (Java::Str(s), SchemaType::Int64) => Value::Int64(s.parse().map_err(|_| out_of_range(s))?),
         (Java::Str(s), SchemaType::Float32) => {
             Value::Float32(parse_f32(s).ok_or_else(|| out_of_range(s))?)
         }
@@ -526,9 +518,8 @@ impl Transformation for Cast {
             parse_spec(values.list("spec")).map_err(|m| ConnectError::config("spec", m))?;
         self.casts = casts;
         self.whole = whole;
-        self.replace_null_with_default = values
-            .boolean("replace.null.with.default")
-            .unwrap_or(true);
+        self.replace_null_with_default =
+            values.boolean("replace.null.with.default").unwrap_or(true);
         Ok(())
     }
 
@@ -608,7 +599,8 @@ mod tests {
     #[test]
     fn whole_value_casts_without_schema() {
         let ok = |v: Value| -> std::result::Result<Value, &'static str> { Ok(v) };
-        let cases: Vec<(&str, Value, std::result::Result<Value, &str>)> = vec![
+        let cases: Vec<(&str, Value, std::result::Result<Value, &str>)> =
+            vec![
             ("int8", Value::Int32(300), ok(Value::Int8(44))),
             ("int16", Value::Int64(70_000), ok(Value::Int16(4464))),
             ("int32", "42".into(), ok(Value::Int32(42))),
@@ -690,14 +682,62 @@ mod tests {
                 SchemaType::String,
                 "1970-01-02T00:00:01.000Z".into(),
             ),
-            ("int64", ts.clone(), Value::Int64(5), SchemaType::Int64, Value::Int64(5)),
-            ("int32", date.clone(), Value::Int32(18_131), SchemaType::Int32, Value::Int32(18_131)),
-            ("string", date, Value::Int32(18_131), SchemaType::String, "2019-08-23".into()),
-            ("string", time, Value::Int32(3_723_004), SchemaType::String, "01:02:03.004Z".into()),
-            ("string", dec.clone(), decimal_bytes(12_345), SchemaType::String, "123.45".into()),
-            ("int32", dec.clone(), decimal_bytes(-12_399), SchemaType::Int32, Value::Int32(-123)),
-            ("float64", dec.clone(), decimal_bytes(12_345), SchemaType::Float64, Value::Float64(123.45)),
-            ("boolean", dec, decimal_bytes(50), SchemaType::Boolean, Value::Boolean(false)),
+            (
+                "int64",
+                ts.clone(),
+                Value::Int64(5),
+                SchemaType::Int64,
+                Value::Int64(5),
+            ),
+            (
+                "int32",
+                date.clone(),
+                Value::Int32(18_131),
+                SchemaType::Int32,
+                Value::Int32(18_131),
+            ),
+            (
+                "string",
+                date,
+                Value::Int32(18_131),
+                SchemaType::String,
+                "2019-08-23".into(),
+            ),
+            (
+                "string",
+                time,
+                Value::Int32(3_723_004),
+                SchemaType::String,
+                "01:02:03.004Z".into(),
+            ),
+            (
+                "string",
+                dec.clone(),
+                decimal_bytes(12_345),
+                SchemaType::String,
+                "123.45".into(),
+            ),
+            (
+                "int32",
+                dec.clone(),
+                decimal_bytes(-12_399),
+                SchemaType::Int32,
+                Value::Int32(-123),
+            ),
+            (
+                "float64",
+                dec.clone(),
+                decimal_bytes(12_345),
+                SchemaType::Float64,
+                Value::Float64(123.45),
+            ),
+            (
+                "boolean",
+                dec,
+                decimal_bytes(50),
+                SchemaType::Boolean,
+                Value::Boolean(false),
+            ),
             (
                 "int16",
                 Schema::required(SchemaType::String),
@@ -712,7 +752,10 @@ mod tests {
             let out_schema = out_schema.unwrap();
             assert_eq!(v, expected, "{spec} {:?}", schema.name);
             assert_eq!(out_schema.schema_type, out_type);
-            assert_eq!(out_schema.name, schema.name, "copySchemaBasics keeps the name");
+            assert_eq!(
+                out_schema.name, schema.name,
+                "copySchemaBasics keeps the name"
+            );
             assert_eq!(out_schema.optional, schema.optional);
         }
     }
@@ -764,7 +807,10 @@ mod tests {
                 out_schema.field("b").unwrap().schema,
                 Schema::required(SchemaType::Int64)
             );
-            assert_eq!(out_schema.field("d").unwrap().schema, schema.field("d").unwrap().schema);
+            assert_eq!(
+                out_schema.field("d").unwrap().schema,
+                schema.field("d").unwrap().schema
+            );
             let Value::Struct(s) = out else {
                 panic!("not a struct")
             };
@@ -780,8 +826,12 @@ mod tests {
     fn struct_errors_match_kafka() {
         let schema = record_schema();
         let mut t = configured(&VALUE_PLUGIN, "b:int32").unwrap();
-        let e = apply_value(&mut t, Some(schema.clone()), Value::Struct(Struct::new(schema.clone())))
-            .unwrap_err();
+        let e = apply_value(
+            &mut t,
+            Some(schema.clone()),
+            Value::Struct(Struct::new(schema.clone())),
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "Invalid value: null used for required field: \"b\", schema type: INT32"
@@ -802,7 +852,10 @@ mod tests {
     fn schemaless_map_fields_are_cast_and_missing_ones_added_as_null() {
         let mut t = configured(&KEY_PLUGIN, "a:boolean,z:int8").unwrap();
         let record = ConnectRecord {
-            key: Value::Map(vec![("a".into(), Value::Int32(1)), ("b".into(), "x".into())]),
+            key: Value::Map(vec![
+                ("a".into(), Value::Int32(1)),
+                ("b".into(), "x".into()),
+            ]),
             ..ConnectRecord::default()
         };
         let out = t.apply(record, &RecordContext::source()).unwrap().unwrap();
@@ -855,7 +908,10 @@ mod tests {
             let e = configured(&VALUE_PLUGIN, spec).err().unwrap().to_string();
             assert!(e.ends_with(message), "{spec}: {e}");
         }
-        let e = configured_with(&VALUE_PLUGIN, &[]).err().unwrap().to_string();
+        let e = configured_with(&VALUE_PLUGIN, &[])
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("Missing required configuration \"spec\""), "{e}");
         let e = configured_with(
             &VALUE_PLUGIN,
@@ -864,6 +920,9 @@ mod tests {
         .err()
         .unwrap()
         .to_string();
-        assert!(e.contains("Invalid type found in casting spec: foo"), "spec is checked first: {e}");
+        assert!(
+            e.contains("Invalid type found in casting spec: foo"),
+            "spec is checked first: {e}"
+        );
     }
 }

@@ -6,10 +6,10 @@ use std::collections::HashSet;
 use connect_api::config_def::Default as Def;
 use connect_api::{
     ConfigDef, ConfigKey, ConfigMap, ConfigType, ConnectRecord, Importance, RecordContext, Result,
-    Transformation, TransformationPlugin, Validator,
+    Transformation, TransformationPlugin,
 };
 
-use crate::transforms::config::parse;
+use crate::transforms::config::parse_checked;
 
 /// The DropHeaders transform.
 #[derive(Debug, Default)]
@@ -18,21 +18,25 @@ pub struct DropHeaders {
 }
 
 fn config_def() -> ConfigDef {
-    ConfigDef::new().define(
-        ConfigKey::new(
-            "headers",
-            ConfigType::List,
-            Def::Required,
-            Importance::High,
-            "The name of the headers to be removed.",
-        )
-        .validator(Validator::NonEmptyList),
-    )
+    ConfigDef::new().define(ConfigKey::new(
+        "headers",
+        ConfigType::List,
+        Def::Required,
+        Importance::High,
+        "The name of the headers to be removed.",
+    ))
 }
 
 impl Transformation for DropHeaders {
     fn configure(&mut self, props: &ConfigMap) -> Result<()> {
-        let values = parse(&config_def(), props)?;
+        // Kafka 4.x validates with `ValidList` (duplicates allowed, not empty).
+        let values = parse_checked(&config_def(), props, |key, raw| {
+            (key == "headers" && raw.trim().is_empty()).then(|| {
+                "Configuration 'headers' must not be empty. Valid values include: any non-empty \
+                 value"
+                    .to_owned()
+            })
+        })?;
         self.headers = values.list("headers").iter().cloned().collect();
         Ok(())
     }
@@ -99,6 +103,11 @@ mod tests {
             "{e}"
         );
         let e = configured(Some("")).err().unwrap().to_string();
-        assert!(e.contains("Empty list"), "{e}");
+        assert!(
+            e.ends_with(
+                "Configuration 'headers' must not be empty. Valid values include: any non-empty value"
+            ),
+            "{e}"
+        );
     }
 }

@@ -118,27 +118,21 @@ impl HeaderFrom {
 
 fn config_def() -> ConfigDef {
     ConfigDef::new()
-        .define(
-            ConfigKey::new(
-                "fields",
-                ConfigType::List,
-                Def::Required,
-                Importance::High,
-                "Field names in the record whose values are to be copied or moved to headers.",
-            )
-            .validator(Validator::NonEmptyList),
-        )
-        .define(
-            ConfigKey::new(
-                "headers",
-                ConfigType::List,
-                Def::Required,
-                Importance::High,
-                "Header names, in the same order as the field names listed in the fields \
+        .define(ConfigKey::new(
+            "fields",
+            ConfigType::List,
+            Def::Required,
+            Importance::High,
+            "Field names in the record whose values are to be copied or moved to headers.",
+        ))
+        .define(ConfigKey::new(
+            "headers",
+            ConfigType::List,
+            Def::Required,
+            Importance::High,
+            "Header names, in the same order as the field names listed in the fields \
                  configuration property.",
-            )
-            .validator(Validator::NonEmptyList),
-        )
+        ))
         .define(
             ConfigKey::new(
                 "operation",
@@ -165,6 +159,10 @@ impl Transformation for HeaderFrom {
     fn configure(&mut self, props: &ConfigMap) -> Result<()> {
         let values = parse_checked(&config_def(), props, |key, raw| match key {
             "operation" => one_of_exact(key, raw, &["move", "copy"]),
+            // Kafka's NonEmptyListValidator, which prints the parsed (empty) list.
+            "fields" | "headers" if raw.trim().is_empty() => Some(format!(
+                "Invalid value [] for configuration {key}: Empty list"
+            )),
             _ => None,
         })?;
         self.fields = values.list("fields").to_vec();
@@ -407,7 +405,7 @@ mod tests {
             ),
             (
                 &[("fields", "a"), ("headers", ""), ("operation", "copy")],
-                "Empty list",
+                "Invalid value [] for configuration headers: Empty list",
             ),
         ];
         for (props, message) in cases {
