@@ -124,10 +124,12 @@ fn parse_spec(mappings: &[String]) -> std::result::Result<Spec, String> {
             [] => return Err("Index 1 out of bounds for length 0".to_owned()),
             [t] => whole = Some(output_type(t.trim())?),
             [field, t] => casts.push((field.trim().to_owned(), output_type(t.trim())?)),
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "Invalid value [{}] for configuration renames: Invalid rename mapping: {mapping}",
                 mappings.join(", ")
-            )),
+            ))
+            }
         }
     }
     if whole.is_some() && mappings.len() > 1 {

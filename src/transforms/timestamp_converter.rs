@@ -421,6 +421,9 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 mod tests {
     use super::*;
 
+    /// A transform configuration.
+    type Props = &'static [(&'static str, &'static str)];
+
     /// 2019-08-23T04:05:06.007Z
     const T: i64 = 1_566_533_106_007;
     /// 2019-08-23T00:00:00Z
@@ -455,7 +458,7 @@ mod tests {
     #[test]
     fn whole_values_with_schema() {
         let ts = logical::timestamp().build();
-        let cases: Vec<(&[(&str, &str)], SchemaRef, Value, SchemaRef, Value)> = vec![
+        let cases: Vec<(Props, SchemaRef, Value, SchemaRef, Value)> = vec![
             (
                 &[("target.type", "string"), ("format", "yyyy-MM-dd HH:mm:ss")],
                 ts.clone(),
@@ -533,7 +536,7 @@ mod tests {
 
     #[test]
     fn schemaless_values_and_maps() {
-        let cases: Vec<(&[(&str, &str)], Value, Value)> = vec![
+        let cases: Vec<(Props, Value, Value)> = vec![
             (
                 &[("target.type", "string"), ("format", "yyyy-MM-dd")],
                 Value::Int64(T),
@@ -645,7 +648,7 @@ mod tests {
 
     #[test]
     fn data_errors_match_kafka() {
-        let cases: Vec<(&[(&str, &str)], Option<SchemaRef>, Value, &str)> = vec![
+        let cases: Vec<(Props, Option<SchemaRef>, Value, &str)> = vec![
             (
                 &[("target.type", "unix")],
                 Some(Schema::required(SchemaType::Int32)),
