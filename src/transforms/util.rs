@@ -156,3 +156,66 @@ pub fn copy_schema_basics(schema: &SchemaRef, builder: SchemaBuilder) -> SchemaB
 pub fn map_key(entry_key: &Value) -> Option<&str> {
     entry_key.as_str()
 }
+
+/// A struct field's value as Kafka's `Struct.get` returns it (the field schema's default when the
+/// value is null), or as `Struct.getWithoutDefault` when `replace_null_with_default` is false.
+pub fn field_value<'a>(
+    value: &'a connect_api::Struct,
+    field: &'a connect_api::Field,
+    replace_null_with_default: bool,
+) -> &'a Value {
+    let v = value.values().get(field.index).unwrap_or(&Value::Null);
+    match (v, &field.schema.default) {
+        (Value::Null, Some(default)) if replace_null_with_default => default,
+        _ => v,
+    }
+}
+
+/// Kafka's `Struct.put` check that a required field gets a value:
+/// `Invalid value: null used for required field: "<name>", schema type: <TYPE>`.
+///
+/// # Errors
+/// A data error when `value` is null and the field is required.
+pub fn check_required(field: &connect_api::Field, value: &Value) -> Result<(), ConnectError> {
+    if value.is_null() && !field.schema.optional {
+        return Err(ConnectError::data(format!(
+            "Invalid value: null used for required field: \"{}\", schema type: {}",
+            field.name,
+            field.schema.schema_type.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Kafka's per-transform cache of updated schemas keyed by input schema (LRU, 16 entries).
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    entries: Vec<(SchemaRef, SchemaRef)>,
+}
+
+impl SchemaCache {
+    /// The cached schema for `key`, or the one `build` makes (then cached).
+    ///
+    /// # Errors
+    /// What `build` returns.
+    pub fn get_or_build(
+        &mut self,
+        key: &SchemaRef,
+        build: impl FnOnce() -> Result<SchemaRef, ConnectError>,
+    ) -> Result<SchemaRef, ConnectError> {
+        if let Some(i) = self
+            .entries
+            .iter()
+            .position(|(k, _)| std::sync::Arc::ptr_eq(k, key) || k == key)
+        {
+            let entry = self.entries.remove(i);
+            let schema = entry.1.clone();
+            self.entries.insert(0, entry);
+            return Ok(schema);
+        }
+        let schema = build()?;
+        self.entries.insert(0, (key.clone(), schema.clone()));
+        self.entries.truncate(16);
+        Ok(schema)
+    }
+}
