@@ -3,15 +3,42 @@
 //! [`builtin_predicates`] are the one list the plugin registry reads.
 
 pub mod config;
+pub mod extract_field;
 pub mod filter;
+pub mod flatten;
+pub mod hoist_field;
+pub mod insert_field;
+pub mod mask_field;
 pub mod predicates;
+pub mod replace_field;
+pub mod set_schema_metadata;
+#[cfg(test)]
+mod test_support;
 pub mod util;
+pub mod value_to_key;
 
 use connect_api::{PredicatePlugin, TransformationPlugin};
 
 /// Every built-in transform.
 pub fn builtin_transformations() -> Vec<TransformationPlugin> {
-    vec![filter::PLUGIN]
+    vec![
+        extract_field::KEY_PLUGIN,
+        extract_field::VALUE_PLUGIN,
+        filter::PLUGIN,
+        flatten::KEY_PLUGIN,
+        flatten::VALUE_PLUGIN,
+        hoist_field::KEY_PLUGIN,
+        hoist_field::VALUE_PLUGIN,
+        insert_field::KEY_PLUGIN,
+        insert_field::VALUE_PLUGIN,
+        mask_field::KEY_PLUGIN,
+        mask_field::VALUE_PLUGIN,
+        replace_field::KEY_PLUGIN,
+        replace_field::VALUE_PLUGIN,
+        set_schema_metadata::KEY_PLUGIN,
+        set_schema_metadata::VALUE_PLUGIN,
+        value_to_key::PLUGIN,
+    ]
 }
 
 /// Every built-in predicate.
