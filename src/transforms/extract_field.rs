@@ -292,3 +292,215 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::new(ExtractField::new(Side::Value)),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use connect_api::{Schema, SchemaBuilder};
+
+    #[test]
+    fn v2_paths_split_like_kafka() {
+        let cases: &[(&str, &[&str])] = &[
+            ("..", &["", "", ""]),
+            ("foo..", &["foo", "", ""]),
+            (".bar.", &["", "bar", ""]),
+            ("..baz", &["", "", "baz"]),
+            ("foobarbaz", &["foobarbaz"]),
+            ("foo.bar.baz", &["foo", "bar", "baz"]),
+            ("foo`bar`baz", &["foo`bar`baz"]),
+            ("`foo.bar.baz`", &["foo.bar.baz"]),
+            ("foo.`bar.baz`", &["foo", "bar.baz"]),
+            ("`foo.bar`.baz", &["foo.bar", "baz"]),
+            ("foo.`bar`.baz", &["foo", "bar", "baz"]),
+            ("foo.``bar.baz`", &["foo", "`bar.baz"]),
+            ("foo.`bar.baz``", &["foo", "bar.baz`"]),
+            ("foo.`ba`r.baz`", &["foo", "ba`r.baz"]),
+            ("foo.ba`r.baz", &["foo", "ba`r", "baz"]),
+            ("foo.``bar``.baz", &["foo", "`bar`", "baz"]),
+            ("``foo.bar.baz``", &["`foo.bar.baz`"]),
+            (r"foo.`bar\`.baz`", &["foo", "bar`.baz"]),
+            ("foo.`bar.`baz`", &["foo", "bar.`baz"]),
+            (r"foo.`bar\`.`baz`", &["foo", "bar`.`baz"]),
+            (r"foo.`bar\\`.\`baz`", &["foo", r"bar\`.\`baz"]),
+        ];
+        for (path, want) in cases {
+            assert_eq!(parse_v2_path(path).unwrap(), *want, "{path}");
+        }
+        let errors: &[(&str, usize)] = &[
+            ("`foo.bar.baz", 0),
+            ("foo.`bar.baz", 4),
+            ("foo.bar.`baz", 8),
+            (r"foo.bar.`baz\`", 8),
+        ];
+        for (path, at) in errors {
+            let want = format!(
+                "Incomplete backtick pair in path: [{path}], consider adding a backslash before \
+                 backtick at position {at} to escape it"
+            );
+            let props = [("field", *path), ("field.syntax.version", "v2")];
+            assert_eq!(config_error(&VALUE_PLUGIN, &props), want);
+            // V1 takes the name as it is.
+            let props = [("field", *path)];
+            assert!(crate::transforms::test_support::configured(&VALUE_PLUGIN, &props).is_ok());
+        }
+    }
+
+    #[test]
+    fn configure_errors() {
+        assert_eq!(
+            config_error(&VALUE_PLUGIN, &[]),
+            "Missing required configuration \"field\" which has no default value."
+        );
+        assert_eq!(
+            config_error(&VALUE_PLUGIN, &[("field", "a"), ("field.syntax.version", "V3")]),
+            "Invalid value V3 for configuration field.syntax.version: String must be one of \
+             (case insensitive): V1, V2"
+        );
+    }
+
+    #[test]
+    fn schemaless_table() {
+        let value = smap(&[
+            ("magic", Value::Int32(42)),
+            ("foo.bar", Value::Int32(1)),
+            ("foo", smap(&[("bar", Value::Int32(2))])),
+            ("s", "x".into()),
+        ]);
+        let cases: &[(&[(&str, &str)], Value)] = &[
+            (&[("field", "magic")], Value::Int32(42)),
+            (&[("field", "nope")], Value::Null),
+            (&[("field", "foo.bar")], Value::Int32(1)),
+            (
+                &[("field", "foo.bar"), ("field.syntax.version", "V2")],
+                Value::Int32(2),
+            ),
+            (
+                &[("field", "`foo.bar`"), ("field.syntax.version", "V2")],
+                Value::Int32(1),
+            ),
+            (
+                &[("field", "nope.bar"), ("field.syntax.version", "V2")],
+                Value::Null,
+            ),
+        ];
+        for (props, want) in cases {
+            let rec = record(None, value.clone(), None, Value::Null);
+            let out = apply(&KEY_PLUGIN, props, rec).unwrap();
+            assert_eq!(out.key, *want, "{props:?}");
+            assert_eq!(out.key_schema, None);
+        }
+        let props = [("field", "s.x"), ("field.syntax.version", "V2")];
+        let err = apply(&KEY_PLUGIN, &props, record(None, value, None, Value::Null))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Only Map objects supported in absence of schema for [nested field access], found: \
+             java.lang.String"
+        );
+        // Null passes through; anything else but a map is refused.
+        let out = apply(
+            &VALUE_PLUGIN,
+            &[("field", "a")],
+            record(None, Value::Null, None, Value::Null),
+        )
+        .unwrap();
+        assert_eq!(out.value, Value::Null);
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[("field", "a")],
+            record(None, Value::Null, None, Value::Int32(1)),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Only Map objects supported in absence of schema for [field extraction], found: \
+             java.lang.Integer"
+        );
+    }
+
+    #[test]
+    fn with_schema_table() {
+        let inner = SchemaBuilder::struct_()
+            .optional()
+            .field("bar", Schema::required(SchemaType::Int32))
+            .build();
+        let with_default = SchemaBuilder::new(SchemaType::Int32)
+            .optional()
+            .default_value(Value::Int32(5))
+            .build();
+        let schema = SchemaBuilder::struct_()
+            .field("magic", Schema::required(SchemaType::Int32))
+            .field("foo", inner.clone())
+            .field("d", with_default.clone())
+            .field("none", inner.clone())
+            .build();
+        let value = strct(
+            &schema,
+            vec![
+                Value::Int32(42),
+                strct(&inner, vec![Value::Int32(2)]),
+                Value::Null,
+                Value::Null,
+            ],
+        );
+        let v2 = ("field.syntax.version", "V2");
+        let cases: &[(&[(&str, &str)], SchemaRef, Value)] = &[
+            (
+                &[("field", "magic")],
+                Schema::required(SchemaType::Int32),
+                Value::Int32(42),
+            ),
+            (&[("field", "foo.bar"), v2], Schema::required(SchemaType::Int32), Value::Int32(2)),
+            (&[("field", "none.bar"), v2], Schema::required(SchemaType::Int32), Value::Null),
+            (&[("field", "d")], with_default.clone(), Value::Int32(5)),
+            (
+                &[("field", "d"), ("replace.null.with.default", "false")],
+                with_default.clone(),
+                Value::Null,
+            ),
+        ];
+        for (props, want_schema, want) in cases {
+            let rec = record(None, Value::Null, Some(schema.clone()), value.clone());
+            let out = apply(&VALUE_PLUGIN, props, rec).unwrap();
+            assert_eq!(out.value_schema.as_ref(), Some(want_schema), "{props:?}");
+            assert_eq!(out.value, *want, "{props:?}");
+        }
+        // A null value gives null with the field's schema.
+        let rec = record(None, Value::Null, Some(schema.clone()), Value::Null);
+        let out = apply(&VALUE_PLUGIN, &[("field", "foo.bar"), v2], rec).unwrap();
+        assert_eq!(out.value_schema, Some(Schema::required(SchemaType::Int32)));
+        assert_eq!(out.value, Value::Null);
+        let errors: &[(&[(&str, &str)], Option<SchemaRef>, Value, &str)] = &[
+            (
+                &[("field", "nope")],
+                Some(schema.clone()),
+                value.clone(),
+                "Unknown field: nope",
+            ),
+            (
+                &[("field", "foo.bar")],
+                Some(schema.clone()),
+                value.clone(),
+                "Unknown field: foo.bar",
+            ),
+            (
+                &[("field", "magic.x"), v2],
+                Some(schema.clone()),
+                value.clone(),
+                "Cannot look up fields on non-struct type",
+            ),
+            (
+                &[("field", "a")],
+                Some(Schema::required(SchemaType::String)),
+                "s".into(),
+                "Only Struct objects supported for [field extraction], found: java.lang.String",
+            ),
+        ];
+        for (props, schema, value, want) in errors {
+            let rec = record(None, Value::Null, schema.clone(), value.clone());
+            let err = apply(&VALUE_PLUGIN, props, rec).unwrap_err();
+            assert_eq!(err.to_string(), *want, "{props:?}");
+        }
+    }
+}

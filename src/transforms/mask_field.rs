@@ -307,3 +307,264 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::new(MaskField::new(Side::Value)),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use connect_api::{Schema, SchemaBuilder, SchemaType};
+
+    #[test]
+    fn configure_errors() {
+        let cases: &[(&[(&str, &str)], &str)] = &[
+            (
+                &[],
+                "Missing required configuration \"fields\" which has no default value.",
+            ),
+            (
+                &[("fields", "")],
+                "Invalid value [] for configuration fields: Empty list",
+            ),
+            (
+                &[("fields", "a"), ("replacement", "")],
+                "Invalid value  for configuration replacement: String must be non-empty",
+            ),
+        ];
+        for (props, want) in cases {
+            assert_eq!(config_error(&VALUE_PLUGIN, props), *want, "{props:?}");
+        }
+    }
+
+    fn all_types() -> (SchemaRef, Value) {
+        let schema = SchemaBuilder::struct_()
+            .field("magic", Schema::required(SchemaType::Int32))
+            .field("bool", Schema::required(SchemaType::Boolean))
+            .field("byte", Schema::required(SchemaType::Int8))
+            .field("short", Schema::required(SchemaType::Int16))
+            .field("int", Schema::required(SchemaType::Int32))
+            .field("long", Schema::required(SchemaType::Int64))
+            .field("float", Schema::required(SchemaType::Float32))
+            .field("double", Schema::required(SchemaType::Float64))
+            .field("string", Schema::required(SchemaType::String))
+            .field("date", logical::date().build())
+            .field("timestamp", logical::timestamp().build())
+            .field("decimal", logical::decimal(0).build())
+            .field(
+                "array",
+                SchemaBuilder::array(Schema::required(SchemaType::Int32)).build(),
+            )
+            .field("optional", Schema::optional(SchemaType::String))
+            .build();
+        let value = strct(
+            &schema,
+            vec![
+                Value::Int32(42),
+                Value::Boolean(true),
+                Value::Int8(42),
+                Value::Int16(42),
+                Value::Int32(42),
+                Value::Int64(42),
+                Value::Float32(42.0),
+                Value::Float64(42.0),
+                "blabla".into(),
+                Value::Int32(17000),
+                Value::Int64(1_600_000_000_000),
+                Value::Bytes(vec![42]),
+                Value::Array(vec![Value::Int32(1)]),
+                Value::Null,
+            ],
+        );
+        (schema, value)
+    }
+
+    #[test]
+    fn with_schema_masks_with_empty_values() {
+        let (schema, value) = all_types();
+        let fields = "bool,byte,short,int,long,float,double,string,date,timestamp,decimal,array,optional";
+        let out = apply(
+            &VALUE_PLUGIN,
+            &[("fields", fields)],
+            record(None, Value::Null, Some(schema.clone()), value),
+        )
+        .unwrap();
+        assert_eq!(out.value_schema, Some(schema));
+        let Value::Struct(v) = out.value else {
+            panic!("struct")
+        };
+        assert_eq!(
+            v.values(),
+            &[
+                Value::Int32(42),
+                Value::Boolean(false),
+                Value::Int8(0),
+                Value::Int16(0),
+                Value::Int32(0),
+                Value::Int64(0),
+                Value::Float32(0.0),
+                Value::Float64(0.0),
+                "".into(),
+                Value::Int32(0),
+                Value::Int64(0),
+                Value::Bytes(vec![0]),
+                Value::Array(vec![]),
+                Value::Null,
+            ]
+        );
+    }
+
+    #[test]
+    fn replacements_are_converted_to_the_field_type() {
+        let (schema, value) = all_types();
+        let ok: &[(&str, &str, Value)] = &[
+            ("byte", "300", Value::Int8(44)),
+            ("short", "-12.9", Value::Int16(-12)),
+            ("int", "1e3", Value::Int32(1000)),
+            ("long", "123456789012", Value::Int64(123_456_789_012)),
+            ("float", "1.5", Value::Float32(1.5)),
+            ("double", "2.25", Value::Float64(2.25)),
+            ("string", "***", "***".into()),
+            ("decimal", "7", Value::Bytes(vec![7])),
+            ("optional", "x", Value::Null),
+        ];
+        for (field, replacement, want) in ok {
+            let out = apply(
+                &VALUE_PLUGIN,
+                &[("fields", field), ("replacement", replacement)],
+                record(None, Value::Null, Some(schema.clone()), value.clone()),
+            )
+            .unwrap();
+            let Value::Struct(v) = out.value else {
+                panic!("struct")
+            };
+            assert_eq!(v.get(field), Some(want), "{field}");
+        }
+        let bad: &[(&str, &str, &str)] = &[
+            ("int", "abc", "Unable to convert abc (class java.lang.String) to a number"),
+            ("double", "1,5", "Unable to convert 1,5 (class java.lang.String) to a number"),
+            (
+                "bool",
+                "x",
+                "Cannot mask value of type class java.lang.Boolean with custom replacement.",
+            ),
+            (
+                "date",
+                "1",
+                "Cannot mask value of type class java.util.Date with custom replacement.",
+            ),
+            (
+                "array",
+                "1",
+                "Cannot mask value of type class java.util.ArrayList with custom replacement.",
+            ),
+            (
+                "decimal",
+                "1.5",
+                "BigDecimal has mismatching scale value for given Decimal schema",
+            ),
+        ];
+        for (field, replacement, want) in bad {
+            let err = apply(
+                &VALUE_PLUGIN,
+                &[("fields", field), ("replacement", replacement)],
+                record(None, Value::Null, Some(schema.clone()), value.clone()),
+            )
+            .unwrap_err();
+            assert_eq!(err.to_string(), *want, "{field}");
+        }
+    }
+
+    #[test]
+    fn schemaless_masks_and_adds_missing_fields_as_null() {
+        let input = smap(&[
+            ("magic", Value::Int32(42)),
+            ("int", Value::Int32(42)),
+            ("string", "s".into()),
+            ("map", smap(&[("a", Value::Int32(1))])),
+        ]);
+        let out = apply(
+            &KEY_PLUGIN,
+            &[("fields", "int,string,map,missing")],
+            record(None, input, None, Value::Null),
+        )
+        .unwrap();
+        assert_eq!(
+            out.key,
+            smap(&[
+                ("magic", Value::Int32(42)),
+                ("int", Value::Int32(0)),
+                ("string", "".into()),
+                ("map", Value::Map(vec![])),
+                ("missing", Value::Null),
+            ])
+        );
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[("fields", "b")],
+            record(None, Value::Null, None, smap(&[("b", Value::Bytes(vec![1]))])),
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "Cannot mask value of type: class [B");
+    }
+
+    #[test]
+    fn null_values_are_refused() {
+        let cases = [
+            (
+                None,
+                "Only Map objects supported in absence of schema for [mask fields], found: null",
+            ),
+            (
+                Some(SchemaBuilder::struct_().optional().build()),
+                "Only Struct objects supported for [mask fields], found: null",
+            ),
+        ];
+        for (schema, want) in cases {
+            let err = apply(
+                &VALUE_PLUGIN,
+                &[("fields", "a")],
+                record(None, Value::Null, schema, Value::Null),
+            )
+            .unwrap_err();
+            assert_eq!(err.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn defaults_are_masked_unless_disabled() {
+        let schema = SchemaBuilder::struct_()
+            .field(
+                "a",
+                SchemaBuilder::new(SchemaType::Int32)
+                    .optional()
+                    .default_value(Value::Int32(5))
+                    .build(),
+            )
+            .build();
+        for (replace, want) in [("true", Value::Int32(9)), ("false", Value::Null)] {
+            let rec = record(
+                None,
+                Value::Null,
+                Some(schema.clone()),
+                strct(&schema, vec![Value::Null]),
+            );
+            let props = [
+                ("fields", "a"),
+                ("replacement", "9"),
+                ("replace.null.with.default", replace),
+            ];
+            let Value::Struct(v) = apply(&VALUE_PLUGIN, &props, rec).unwrap().value else {
+                panic!("struct")
+            };
+            assert_eq!(v.values(), &[want]);
+        }
+    }
+
+    #[test]
+    fn java_long_value_truncates_and_wraps() {
+        assert_eq!(decimal_long_value("-7.9"), Some(-7));
+        assert_eq!(decimal_long_value("18446744073709551617"), Some(1));
+        assert_eq!(decimal_long_value("1e100"), Some(0));
+        assert_eq!(decimal_long_value("12e-1"), Some(1));
+        assert_eq!(decimal_long_value("x"), None);
+    }
+}

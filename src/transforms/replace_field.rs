@@ -205,3 +205,151 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::new(ReplaceField::new(Side::Value)),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use connect_api::{Schema, SchemaType};
+
+    #[test]
+    fn bad_rename_mappings_are_refused() {
+        let cases = [
+            ("foo", "Invalid value [foo] for configuration renames: Invalid rename mapping: foo"),
+            (
+                "a:b,c:d:e",
+                "Invalid value [a:b, c:d:e] for configuration renames: Invalid rename mapping: \
+                 c:d:e",
+            ),
+            ("a:", "Invalid value [a:] for configuration renames: Invalid rename mapping: a:"),
+            (":", "Invalid value [:] for configuration renames: Invalid rename mapping: :"),
+        ];
+        for (renames, want) in cases {
+            assert_eq!(config_error(&VALUE_PLUGIN, &[("renames", renames)]), want);
+        }
+        // Java's split drops trailing empty parts: `a:b:` is the pair a -> b.
+        let rec = record(None, Value::Null, None, smap(&[("a", Value::Int32(1))]));
+        let out = apply(&VALUE_PLUGIN, &[("renames", "a:b:")], rec).unwrap();
+        assert_eq!(out.value, smap(&[("b", Value::Int32(1))]));
+    }
+
+    #[test]
+    fn schemaless_table() {
+        let input = smap(&[
+            ("dont", "whatever".into()),
+            ("abc", Value::Int32(42)),
+            ("foo", Value::Boolean(true)),
+            ("etc", "etc".into()),
+        ]);
+        let cases: &[(&[(&str, &str)], Value)] = &[
+            (&[], input.clone()),
+            (
+                &[("exclude", "dont"), ("renames", "abc:xyz,foo:bar")],
+                smap(&[
+                    ("xyz", Value::Int32(42)),
+                    ("bar", Value::Boolean(true)),
+                    ("etc", "etc".into()),
+                ]),
+            ),
+            (
+                &[("include", "abc,foo,dont"), ("exclude", "dont")],
+                smap(&[("abc", Value::Int32(42)), ("foo", Value::Boolean(true))]),
+            ),
+        ];
+        for (props, want) in cases {
+            let rec = record(None, Value::Null, None, input.clone());
+            assert_eq!(apply(&VALUE_PLUGIN, props, rec).unwrap().value, *want, "{props:?}");
+        }
+    }
+
+    #[test]
+    fn with_schema_keeps_field_order_and_schemas() {
+        let schema = SchemaBuilder::struct_()
+            .name("n")
+            .version(3)
+            .field("dont", Schema::required(SchemaType::String))
+            .field("abc", Schema::required(SchemaType::Int32))
+            .field("foo", Schema::optional(SchemaType::Boolean))
+            .field("etc", Schema::required(SchemaType::String))
+            .build();
+        let value = strct(
+            &schema,
+            vec!["whatever".into(), Value::Int32(42), Value::Boolean(true), "etc".into()],
+        );
+        let props = [
+            ("include", "abc,foo,etc"),
+            ("exclude", "etc"),
+            ("renames", "abc:xyz,foo:bar"),
+        ];
+        let out = apply(
+            &KEY_PLUGIN,
+            &props,
+            record(Some(schema), value, None, Value::Null),
+        )
+        .unwrap();
+        let s = out.key_schema.unwrap();
+        assert_eq!((s.name.as_deref(), s.version), (Some("n"), Some(3)));
+        let names: Vec<_> = s.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["xyz", "bar"]);
+        assert_eq!(s.fields[1].schema, Schema::optional(SchemaType::Boolean));
+        let Value::Struct(k) = out.key else {
+            panic!("struct")
+        };
+        assert_eq!(k.values(), &[Value::Int32(42), Value::Boolean(true)]);
+    }
+
+    #[test]
+    fn errors_nulls_and_defaults() {
+        // Null operating value: unchanged.
+        let rec = record(None, Value::Null, None, Value::Null);
+        assert_eq!(apply(&VALUE_PLUGIN, &[], rec.clone()).unwrap(), rec);
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[],
+            record(None, Value::Null, None, Value::Int32(1)),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Only Map objects supported in absence of schema for [field replacement], found: \
+             java.lang.Integer"
+        );
+        let schema = SchemaBuilder::struct_()
+            .field("a", Schema::required(SchemaType::Int32))
+            .field("b", Schema::required(SchemaType::Int32))
+            .build();
+        let value = strct(&schema, vec![Value::Int32(1), Value::Int32(2)]);
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[("renames", "a:b")],
+            record(None, Value::Null, Some(schema), value),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Cannot create field because of field name duplication b"
+        );
+        let schema = SchemaBuilder::struct_()
+            .field(
+                "a",
+                SchemaBuilder::new(SchemaType::Int32)
+                    .optional()
+                    .default_value(Value::Int32(5))
+                    .build(),
+            )
+            .build();
+        for (replace, want) in [("true", Value::Int32(5)), ("false", Value::Null)] {
+            let rec = record(
+                None,
+                Value::Null,
+                Some(schema.clone()),
+                strct(&schema, vec![Value::Null]),
+            );
+            let out = apply(&VALUE_PLUGIN, &[("replace.null.with.default", replace)], rec).unwrap();
+            let Value::Struct(v) = out.value else {
+                panic!("struct")
+            };
+            assert_eq!(v.values(), &[want]);
+        }
+    }
+}

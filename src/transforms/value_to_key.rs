@@ -125,3 +125,116 @@ pub const PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::<ValueToKey>::default(),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use connect_api::{Schema, SchemaType};
+
+    #[test]
+    fn configure_errors() {
+        assert_eq!(
+            config_error(&PLUGIN, &[]),
+            "Missing required configuration \"fields\" which has no default value."
+        );
+        assert_eq!(
+            config_error(&PLUGIN, &[("fields", "")]),
+            "Invalid value [] for configuration fields: Empty list"
+        );
+    }
+
+    #[test]
+    fn schemaless_key_from_value_fields() {
+        let value = smap(&[
+            ("a", Value::Int32(1)),
+            ("b", Value::Int32(2)),
+            ("c", Value::Int32(3)),
+        ]);
+        let out = apply(
+            &PLUGIN,
+            &[("fields", "c,a,missing")],
+            record(Some(Schema::required(SchemaType::String)), "k".into(), None, value.clone()),
+        )
+        .unwrap();
+        assert_eq!(out.key_schema, None);
+        assert_eq!(
+            out.key,
+            smap(&[
+                ("c", Value::Int32(3)),
+                ("a", Value::Int32(1)),
+                ("missing", Value::Null)
+            ])
+        );
+        assert_eq!(out.value, value);
+    }
+
+    #[test]
+    fn with_schema_key_struct_from_value_field_schemas() {
+        let value_schema = SchemaBuilder::struct_()
+            .field("a", Schema::required(SchemaType::Int32))
+            .field("b", Schema::optional(SchemaType::String))
+            .field(
+                "c",
+                SchemaBuilder::new(SchemaType::Int64)
+                    .optional()
+                    .default_value(Value::Int64(9))
+                    .build(),
+            )
+            .build();
+        let value = strct(&value_schema, vec![Value::Int32(1), "x".into(), Value::Null]);
+        for (replace, c) in [("true", Value::Int64(9)), ("false", Value::Null)] {
+            let out = apply(
+                &PLUGIN,
+                &[("fields", "c,a"), ("replace.null.with.default", replace)],
+                record(None, Value::Null, Some(value_schema.clone()), value.clone()),
+            )
+            .unwrap();
+            let ks = out.key_schema.unwrap();
+            assert_eq!(ks.name, None);
+            let names: Vec<_> = ks.fields.iter().map(|f| f.name.as_str()).collect();
+            assert_eq!(names, ["c", "a"]);
+            assert_eq!(ks.fields[0].schema, value_schema.fields[2].schema);
+            let Value::Struct(k) = out.key else {
+                panic!("struct")
+            };
+            assert_eq!(k.values(), &[c, Value::Int32(1)]);
+            assert_eq!(out.value, value);
+        }
+    }
+
+    #[test]
+    fn apply_errors() {
+        let schema = SchemaBuilder::struct_()
+            .field("a", Schema::required(SchemaType::Int32))
+            .build();
+        let cases = [
+            (
+                None,
+                Value::Null,
+                "Only Map objects supported in absence of schema for [copying fields from value \
+                 to key], found: null",
+            ),
+            (
+                Some(schema.clone()),
+                Value::Null,
+                "Only Struct objects supported for [copying fields from value to key], found: \
+                 null",
+            ),
+            (
+                Some(schema.clone()),
+                strct(&schema, vec![Value::Int32(1)]),
+                "Field does not exist: nope",
+            ),
+        ];
+        for (schema, value, want) in cases {
+            let err = apply(
+                &PLUGIN,
+                &[("fields", "a,nope")],
+                record(None, Value::Null, schema, value),
+            )
+            .unwrap_err();
+            assert_eq!(err.to_string(), want);
+        }
+    }
+}
