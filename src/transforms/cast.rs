@@ -439,7 +439,7 @@ impl Cast {
     fn apply_with_schema(&mut self, schema: SchemaRef, value: Value) -> Result<(SchemaRef, Value)> {
         let updated = {
             let mut cache = std::mem::take(&mut self.cache);
-            let r = cache.get_or_build(&schema, || self.build_schema(&schema));
+            let r = cache.get_or_build(&schema, |s| self.build_schema(s));
             self.cache = cache;
             r?
         };
@@ -452,7 +452,7 @@ impl Cast {
         for field in &s.schema().fields {
             let orig = field_value(s, field, self.replace_null_with_default);
             let v = match self.cast_for(&field.name) {
-                Some(t) => cast_value(Some(&field.schema), orig, t)?,
+                Some(t) => cast_value(Some(&field.schema), &orig, t)?,
                 None => orig.clone(),
             };
             if let Some(out_field) = updated.field(&field.name) {

@@ -95,7 +95,7 @@ impl HeaderFrom {
             let fields = &self.fields;
             let updated = self
                 .cache
-                .get_or_build(&schema, || Ok(Self::move_schema(fields, &schema)))?;
+                .get_or_build(&schema, |s| Ok(Self::move_schema(fields, s)))?;
             let mut values = Vec::with_capacity(updated.fields.len());
             for field in &updated.fields {
                 let v = s.schema().field(&field.name).map_or(Value::Null, |f| {

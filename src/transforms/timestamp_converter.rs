@@ -204,7 +204,7 @@ impl TimestampConverter {
         for field in &value.schema().fields {
             let v = field_value(value, field, self.replace_null_with_default);
             let v = if field.name == self.field {
-                self.convert(v, Some(Kind::of_schema(&field.schema)?))?
+                self.convert(&v, Some(Kind::of_schema(&field.schema)?))?
             } else {
                 v.clone()
             };
@@ -251,7 +251,7 @@ impl TimestampConverter {
         }
         let updated = {
             let mut cache = std::mem::take(&mut self.cache);
-            let r = cache.get_or_build(&schema, || self.build_schema(&schema));
+            let r = cache.get_or_build(&schema, |s| self.build_schema(s));
             self.cache = cache;
             r?
         };
