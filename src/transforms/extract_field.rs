@@ -296,7 +296,7 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
     use connect_api::{Schema, SchemaBuilder};
 
     #[test]
@@ -353,7 +353,10 @@ mod tests {
             "Missing required configuration \"field\" which has no default value."
         );
         assert_eq!(
-            config_error(&VALUE_PLUGIN, &[("field", "a"), ("field.syntax.version", "V3")]),
+            config_error(
+                &VALUE_PLUGIN,
+                &[("field", "a"), ("field.syntax.version", "V3")]
+            ),
             "Invalid value V3 for configuration field.syntax.version: String must be one of \
              (case insensitive): V1, V2"
         );
@@ -367,7 +370,7 @@ mod tests {
             ("foo", smap(&[("bar", Value::Int32(2))])),
             ("s", "x".into()),
         ]);
-        let cases: &[(&[(&str, &str)], Value)] = &[
+        let cases: &[(Props, Value)] = &[
             (&[("field", "magic")], Value::Int32(42)),
             (&[("field", "nope")], Value::Null),
             (&[("field", "foo.bar")], Value::Int32(1)),
@@ -391,8 +394,7 @@ mod tests {
             assert_eq!(out.key_schema, None);
         }
         let props = [("field", "s.x"), ("field.syntax.version", "V2")];
-        let err = apply(&KEY_PLUGIN, &props, record(None, value, None, Value::Null))
-            .unwrap_err();
+        let err = apply(&KEY_PLUGIN, &props, record(None, value, None, Value::Null)).unwrap_err();
         assert_eq!(
             err.to_string(),
             "Only Map objects supported in absence of schema for [nested field access], found: \
@@ -444,15 +446,23 @@ mod tests {
                 Value::Null,
             ],
         );
-        let v2 = ("field.syntax.version", "V2");
-        let cases: &[(&[(&str, &str)], SchemaRef, Value)] = &[
+        const V2: (&str, &str) = ("field.syntax.version", "V2");
+        let cases: &[(Props, SchemaRef, Value)] = &[
             (
                 &[("field", "magic")],
                 Schema::required(SchemaType::Int32),
                 Value::Int32(42),
             ),
-            (&[("field", "foo.bar"), v2], Schema::required(SchemaType::Int32), Value::Int32(2)),
-            (&[("field", "none.bar"), v2], Schema::required(SchemaType::Int32), Value::Null),
+            (
+                &[("field", "foo.bar"), V2],
+                Schema::required(SchemaType::Int32),
+                Value::Int32(2),
+            ),
+            (
+                &[("field", "none.bar"), V2],
+                Schema::required(SchemaType::Int32),
+                Value::Null,
+            ),
             (&[("field", "d")], with_default.clone(), Value::Int32(5)),
             (
                 &[("field", "d"), ("replace.null.with.default", "false")],
@@ -468,10 +478,10 @@ mod tests {
         }
         // A null value gives null with the field's schema.
         let rec = record(None, Value::Null, Some(schema.clone()), Value::Null);
-        let out = apply(&VALUE_PLUGIN, &[("field", "foo.bar"), v2], rec).unwrap();
+        let out = apply(&VALUE_PLUGIN, &[("field", "foo.bar"), V2], rec).unwrap();
         assert_eq!(out.value_schema, Some(Schema::required(SchemaType::Int32)));
         assert_eq!(out.value, Value::Null);
-        let errors: &[(&[(&str, &str)], Option<SchemaRef>, Value, &str)] = &[
+        let errors: &[(Props, Option<SchemaRef>, Value, &str)] = &[
             (
                 &[("field", "nope")],
                 Some(schema.clone()),
@@ -485,7 +495,7 @@ mod tests {
                 "Unknown field: foo.bar",
             ),
             (
-                &[("field", "magic.x"), v2],
+                &[("field", "magic.x"), V2],
                 Some(schema.clone()),
                 value.clone(),
                 "Cannot look up fields on non-struct type",

@@ -265,11 +265,13 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, configured, record, smap, strct};
+    use crate::transforms::test_support::{
+        apply, config_error, configured, record, smap, strct, Props,
+    };
 
     #[test]
     fn configure_errors_are_kafkas() {
-        let cases: &[(&[(&str, &str)], &str)] = &[
+        let cases: &[(Props, &str)] = &[
             (&[], "No field insertion configured"),
             (&[("static.value", "x")], "No field insertion configured"),
             (
@@ -297,7 +299,12 @@ mod tests {
             ("static.field", "instance_id"),
             ("static.value", "my-instance-id"),
         ];
-        let rec = record(None, Value::Null, None, smap(&[("magic", Value::Int64(42))]));
+        let rec = record(
+            None,
+            Value::Null,
+            None,
+            smap(&[("magic", Value::Int64(42))]),
+        );
         let out = apply(&VALUE_PLUGIN, &props, rec).unwrap();
         assert_eq!(
             out.value,
@@ -356,7 +363,13 @@ mod tests {
         let names: Vec<_> = s.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             names,
-            ["magic", "topic_field", "partition_field", "timestamp_field", "instance_id"]
+            [
+                "magic",
+                "topic_field",
+                "partition_field",
+                "timestamp_field",
+                "instance_id"
+            ]
         );
         assert_eq!(s.fields[1].schema, Schema::required(SchemaType::String));
         assert_eq!(s.fields[2].schema, Schema::optional(SchemaType::Int32));
@@ -398,7 +411,10 @@ mod tests {
                 Value::Map(m) => assert_eq!(m, vec![("off".into(), Value::Int64(77))]),
                 Value::Struct(s) => {
                     assert_eq!(s.values(), &[Value::Int64(77)]);
-                    assert_eq!(s.schema().fields[0].schema, Schema::required(SchemaType::Int64));
+                    assert_eq!(
+                        s.schema().fields[0].schema,
+                        Schema::required(SchemaType::Int64)
+                    );
                 }
                 other => panic!("{other:?}"),
             }
@@ -425,16 +441,24 @@ mod tests {
             ),
         ];
         for (schema, value, want) in cases {
-            let err = apply(&VALUE_PLUGIN, &props, record(None, Value::Null, schema, value))
-                .unwrap_err();
+            let err = apply(
+                &VALUE_PLUGIN,
+                &props,
+                record(None, Value::Null, schema, value),
+            )
+            .unwrap_err();
             assert_eq!(err.to_string(), want);
         }
         let schema = SchemaBuilder::struct_()
             .field("t", Schema::required(SchemaType::String))
             .build();
         let value = strct(&schema, vec!["x".into()]);
-        let err = apply(&VALUE_PLUGIN, &props, record(None, Value::Null, Some(schema), value))
-            .unwrap_err();
+        let err = apply(
+            &VALUE_PLUGIN,
+            &props,
+            record(None, Value::Null, Some(schema), value),
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "Cannot create field because of field name duplication t"

@@ -311,12 +311,12 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
     use connect_api::{Schema, SchemaBuilder, SchemaType};
 
     #[test]
     fn configure_errors() {
-        let cases: &[(&[(&str, &str)], &str)] = &[
+        let cases: &[(Props, &str)] = &[
             (
                 &[],
                 "Missing required configuration \"fields\" which has no default value.",
@@ -380,7 +380,8 @@ mod tests {
     #[test]
     fn with_schema_masks_with_empty_values() {
         let (schema, value) = all_types();
-        let fields = "bool,byte,short,int,long,float,double,string,date,timestamp,decimal,array,optional";
+        let fields =
+            "bool,byte,short,int,long,float,double,string,date,timestamp,decimal,array,optional";
         let out = apply(
             &VALUE_PLUGIN,
             &[("fields", fields)],
@@ -439,8 +440,16 @@ mod tests {
             assert_eq!(v.get(field), Some(want), "{field}");
         }
         let bad: &[(&str, &str, &str)] = &[
-            ("int", "abc", "Unable to convert abc (class java.lang.String) to a number"),
-            ("double", "1,5", "Unable to convert 1,5 (class java.lang.String) to a number"),
+            (
+                "int",
+                "abc",
+                "Unable to convert abc (class java.lang.String) to a number",
+            ),
+            (
+                "double",
+                "1,5",
+                "Unable to convert 1,5 (class java.lang.String) to a number",
+            ),
             (
                 "bool",
                 "x",
@@ -500,7 +509,12 @@ mod tests {
         let err = apply(
             &VALUE_PLUGIN,
             &[("fields", "b")],
-            record(None, Value::Null, None, smap(&[("b", Value::Bytes(vec![1]))])),
+            record(
+                None,
+                Value::Null,
+                None,
+                smap(&[("b", Value::Bytes(vec![1]))]),
+            ),
         )
         .unwrap_err();
         assert_eq!(err.to_string(), "Cannot mask value of type: class [B");

@@ -209,20 +209,29 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
     use connect_api::{Schema, SchemaType};
 
     #[test]
     fn bad_rename_mappings_are_refused() {
         let cases = [
-            ("foo", "Invalid value [foo] for configuration renames: Invalid rename mapping: foo"),
+            (
+                "foo",
+                "Invalid value [foo] for configuration renames: Invalid rename mapping: foo",
+            ),
             (
                 "a:b,c:d:e",
                 "Invalid value [a:b, c:d:e] for configuration renames: Invalid rename mapping: \
                  c:d:e",
             ),
-            ("a:", "Invalid value [a:] for configuration renames: Invalid rename mapping: a:"),
-            (":", "Invalid value [:] for configuration renames: Invalid rename mapping: :"),
+            (
+                "a:",
+                "Invalid value [a:] for configuration renames: Invalid rename mapping: a:",
+            ),
+            (
+                ":",
+                "Invalid value [:] for configuration renames: Invalid rename mapping: :",
+            ),
         ];
         for (renames, want) in cases {
             assert_eq!(config_error(&VALUE_PLUGIN, &[("renames", renames)]), want);
@@ -241,7 +250,7 @@ mod tests {
             ("foo", Value::Boolean(true)),
             ("etc", "etc".into()),
         ]);
-        let cases: &[(&[(&str, &str)], Value)] = &[
+        let cases: &[(Props, Value)] = &[
             (&[], input.clone()),
             (
                 &[("exclude", "dont"), ("renames", "abc:xyz,foo:bar")],
@@ -258,7 +267,11 @@ mod tests {
         ];
         for (props, want) in cases {
             let rec = record(None, Value::Null, None, input.clone());
-            assert_eq!(apply(&VALUE_PLUGIN, props, rec).unwrap().value, *want, "{props:?}");
+            assert_eq!(
+                apply(&VALUE_PLUGIN, props, rec).unwrap().value,
+                *want,
+                "{props:?}"
+            );
         }
     }
 
@@ -274,7 +287,12 @@ mod tests {
             .build();
         let value = strct(
             &schema,
-            vec!["whatever".into(), Value::Int32(42), Value::Boolean(true), "etc".into()],
+            vec![
+                "whatever".into(),
+                Value::Int32(42),
+                Value::Boolean(true),
+                "etc".into(),
+            ],
         );
         let props = [
             ("include", "abc,foo,etc"),
@@ -345,7 +363,12 @@ mod tests {
                 Some(schema.clone()),
                 strct(&schema, vec![Value::Null]),
             );
-            let out = apply(&VALUE_PLUGIN, &[("replace.null.with.default", replace)], rec).unwrap();
+            let out = apply(
+                &VALUE_PLUGIN,
+                &[("replace.null.with.default", replace)],
+                rec,
+            )
+            .unwrap();
             let Value::Struct(v) = out.value else {
                 panic!("struct")
             };

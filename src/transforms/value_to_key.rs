@@ -154,7 +154,12 @@ mod tests {
         let out = apply(
             &PLUGIN,
             &[("fields", "c,a,missing")],
-            record(Some(Schema::required(SchemaType::String)), "k".into(), None, value.clone()),
+            record(
+                Some(Schema::required(SchemaType::String)),
+                "k".into(),
+                None,
+                value.clone(),
+            ),
         )
         .unwrap();
         assert_eq!(out.key_schema, None);
@@ -182,7 +187,10 @@ mod tests {
                     .build(),
             )
             .build();
-        let value = strct(&value_schema, vec![Value::Int32(1), "x".into(), Value::Null]);
+        let value = strct(
+            &value_schema,
+            vec![Value::Int32(1), "x".into(), Value::Null],
+        );
         for (replace, c) in [("true", Value::Int64(9)), ("false", Value::Null)] {
             let out = apply(
                 &PLUGIN,
