@@ -296,7 +296,7 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
     use connect_api::{Schema, SchemaBuilder};
 
     #[test]
@@ -370,7 +370,7 @@ mod tests {
             ("foo", smap(&[("bar", Value::Int32(2))])),
             ("s", "x".into()),
         ]);
-        let cases: &[(&[(&str, &str)], Value)] = &[
+        let cases: &[(Props, Value)] = &[
             (&[("field", "magic")], Value::Int32(42)),
             (&[("field", "nope")], Value::Null),
             (&[("field", "foo.bar")], Value::Int32(1)),
@@ -446,20 +446,20 @@ mod tests {
                 Value::Null,
             ],
         );
-        let v2 = ("field.syntax.version", "V2");
-        let cases: &[(&[(&str, &str)], SchemaRef, Value)] = &[
+        const V2: (&str, &str) = ("field.syntax.version", "V2");
+        let cases: &[(Props, SchemaRef, Value)] = &[
             (
                 &[("field", "magic")],
                 Schema::required(SchemaType::Int32),
                 Value::Int32(42),
             ),
             (
-                &[("field", "foo.bar"), v2],
+                &[("field", "foo.bar"), V2],
                 Schema::required(SchemaType::Int32),
                 Value::Int32(2),
             ),
             (
-                &[("field", "none.bar"), v2],
+                &[("field", "none.bar"), V2],
                 Schema::required(SchemaType::Int32),
                 Value::Null,
             ),
@@ -478,10 +478,10 @@ mod tests {
         }
         // A null value gives null with the field's schema.
         let rec = record(None, Value::Null, Some(schema.clone()), Value::Null);
-        let out = apply(&VALUE_PLUGIN, &[("field", "foo.bar"), v2], rec).unwrap();
+        let out = apply(&VALUE_PLUGIN, &[("field", "foo.bar"), V2], rec).unwrap();
         assert_eq!(out.value_schema, Some(Schema::required(SchemaType::Int32)));
         assert_eq!(out.value, Value::Null);
-        let errors: &[(&[(&str, &str)], Option<SchemaRef>, Value, &str)] = &[
+        let errors: &[(Props, Option<SchemaRef>, Value, &str)] = &[
             (
                 &[("field", "nope")],
                 Some(schema.clone()),
@@ -495,7 +495,7 @@ mod tests {
                 "Unknown field: foo.bar",
             ),
             (
-                &[("field", "magic.x"), v2],
+                &[("field", "magic.x"), V2],
                 Some(schema.clone()),
                 value.clone(),
                 "Cannot look up fields on non-struct type",

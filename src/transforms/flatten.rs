@@ -191,11 +191,7 @@ fn config_def() -> ConfigDef {
 impl Transformation for Flatten {
     fn configure(&mut self, props: &ConfigMap) -> Result<()> {
         let values = parse(&config_def(), props)?;
-        // Kafka keeps the value untrimmed.
-        self.delimiter = props
-            .get("delimiter")
-            .cloned()
-            .unwrap_or_else(|| values.string("delimiter").unwrap_or(".").to_owned());
+        self.delimiter = values.string("delimiter").unwrap_or(".").to_owned();
         self.cache = SchemaCache::default();
         Ok(())
     }
@@ -245,3 +241,221 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::new(Flatten::new(Side::Value)),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, record, smap, strct, Props};
+
+    #[test]
+    fn schemaless_nested_maps() {
+        let input = smap(&[
+            (
+                "A",
+                smap(&[("B", smap(&[("int8", Value::Int8(8))])), ("s", "x".into())]),
+            ),
+            ("array", Value::Array(vec![smap(&[("k", Value::Int32(1))])])),
+            ("null", Value::Null),
+            ("bytes", Value::Bytes(vec![1])),
+        ]);
+        let cases: &[(Props, Value)] = &[
+            (
+                &[],
+                smap(&[
+                    ("A.B.int8", Value::Int8(8)),
+                    ("A.s", "x".into()),
+                    ("array", Value::Array(vec![smap(&[("k", Value::Int32(1))])])),
+                    ("null", Value::Null),
+                    ("bytes", Value::Bytes(vec![1])),
+                ]),
+            ),
+            (
+                &[("delimiter", "#")],
+                smap(&[
+                    ("A#B#int8", Value::Int8(8)),
+                    ("A#s", "x".into()),
+                    ("array", Value::Array(vec![smap(&[("k", Value::Int32(1))])])),
+                    ("null", Value::Null),
+                    ("bytes", Value::Bytes(vec![1])),
+                ]),
+            ),
+        ];
+        for (props, want) in cases {
+            let out = apply(
+                &KEY_PLUGIN,
+                props,
+                record(None, input.clone(), None, Value::Null),
+            )
+            .unwrap();
+            assert_eq!(out.key, *want, "{props:?}");
+        }
+        let err = apply(
+            &KEY_PLUGIN,
+            &[],
+            record(None, Value::Int32(1), None, Value::Null),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Only Map objects supported in absence of schema for [flattening], found: \
+             java.lang.Integer"
+        );
+        // Null passes through.
+        let rec = record(None, Value::Null, None, Value::Null);
+        assert_eq!(apply(&KEY_PLUGIN, &[], rec.clone()).unwrap(), rec);
+    }
+
+    #[test]
+    fn with_schema_flattens_and_propagates_optionality_and_defaults() {
+        let leaf_default = SchemaBuilder::new(SchemaType::Int32)
+            .default_value(Value::Int32(1))
+            .build();
+        let inner_plain = SchemaBuilder::struct_()
+            .field("x", Schema::required(SchemaType::Int32))
+            .field("y", Schema::required(SchemaType::String))
+            .build();
+        let inner_default = SchemaBuilder::struct_()
+            .optional()
+            .default_value(strct(&inner_plain, vec![Value::Int32(7), "dy".into()]))
+            .field("x", Schema::required(SchemaType::Int32))
+            .field("y", Schema::required(SchemaType::String))
+            .build();
+        let optional_parent = SchemaBuilder::struct_()
+            .optional()
+            .field("z", Schema::required(SchemaType::Boolean))
+            .field("d", leaf_default.clone())
+            .build();
+        let array = SchemaBuilder::array(Schema::required(SchemaType::Int32))
+            .name("arr")
+            .build();
+        let schema = SchemaBuilder::struct_()
+            .name("top")
+            .version(2)
+            .field("a", inner_plain.clone())
+            .field("b", inner_default.clone())
+            .field("c", optional_parent.clone())
+            .field("arr", array.clone())
+            .build();
+        let value = strct(
+            &schema,
+            vec![
+                strct(&inner_plain, vec![Value::Int32(1), "s".into()]),
+                Value::Null,
+                strct(&optional_parent, vec![Value::Boolean(true), Value::Null]),
+                Value::Array(vec![Value::Int32(3)]),
+            ],
+        );
+        for (props, sep) in [(&[][..], "."), (&[("delimiter", "_")][..], "_")] {
+            let out = apply(
+                &VALUE_PLUGIN,
+                props,
+                record(None, Value::Null, Some(schema.clone()), value.clone()),
+            )
+            .unwrap();
+            let s = out.value_schema.unwrap();
+            assert_eq!(
+                (s.name.as_deref(), s.version, s.optional),
+                (Some("top"), Some(2), false)
+            );
+            let names: Vec<_> = s.fields.iter().map(|f| f.name.clone()).collect();
+            let n = |a: &str, b: &str| format!("{a}{sep}{b}");
+            assert_eq!(
+                names,
+                [
+                    n("a", "x"),
+                    n("a", "y"),
+                    n("b", "x"),
+                    n("b", "y"),
+                    n("c", "z"),
+                    n("c", "d"),
+                    "arr".into()
+                ]
+            );
+            assert_eq!(s.fields[0].schema, Schema::required(SchemaType::Int32));
+            let b_x = &s.fields[2].schema;
+            assert!(b_x.optional);
+            assert_eq!(b_x.default, Some(Value::Int32(7)));
+            assert_eq!(s.fields[3].schema.default, Some("dy".into()));
+            assert!(s.fields[4].schema.optional);
+            assert_eq!(s.fields[4].schema.default, None);
+            assert!(s.fields[5].schema.optional);
+            assert_eq!(s.fields[5].schema.default, Some(Value::Int32(1)));
+            assert_eq!(s.fields[6].schema, array);
+            let Value::Struct(v) = out.value else {
+                panic!("struct")
+            };
+            // A null nested struct leaves its leaves null (Kafka reads it without its default);
+            // a null leaf takes its own default.
+            assert_eq!(
+                v.values(),
+                &[
+                    Value::Int32(1),
+                    "s".into(),
+                    Value::Null,
+                    Value::Null,
+                    Value::Boolean(true),
+                    Value::Int32(1),
+                    Value::Array(vec![Value::Int32(3)]),
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn with_schema_errors() {
+        let map = SchemaBuilder::map(
+            Schema::required(SchemaType::String),
+            Schema::required(SchemaType::String),
+        )
+        .build();
+        let inner = SchemaBuilder::struct_().field("B", map).build();
+        let schema = SchemaBuilder::struct_().field("A", inner.clone()).build();
+        let value = strct(&schema, vec![strct(&inner, vec![Value::Map(vec![])])]);
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[],
+            record(None, Value::Null, Some(schema), value),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Flatten transformation does not support MAP for record with schemas (for field A.B)."
+        );
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[],
+            record(
+                None,
+                Value::Null,
+                Some(Schema::required(SchemaType::String)),
+                "x".into(),
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Only Struct objects supported for [flattening], found: java.lang.String"
+        );
+        let inner = SchemaBuilder::struct_()
+            .field("b", Schema::required(SchemaType::Int32))
+            .build();
+        let schema = SchemaBuilder::struct_()
+            .field("a", inner.clone())
+            .field("a.b", Schema::required(SchemaType::Int32))
+            .build();
+        let value = strct(
+            &schema,
+            vec![strct(&inner, vec![Value::Int32(1)]), Value::Int32(2)],
+        );
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[],
+            record(None, Value::Null, Some(schema), value),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Cannot create field because of field name duplication a.b"
+        );
+    }
+}

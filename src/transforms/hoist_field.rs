@@ -93,3 +93,69 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::new(HoistField::new(Side::Value)),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, config_error, record, smap};
+    use connect_api::{Schema, SchemaType};
+
+    #[test]
+    fn field_is_required() {
+        assert_eq!(
+            config_error(&KEY_PLUGIN, &[]),
+            "Missing required configuration \"field\" which has no default value."
+        );
+    }
+
+    #[test]
+    fn schemaless_wraps_in_a_map() {
+        for v in [Value::Int32(42), Value::Null, smap(&[("a", "b".into())])] {
+            let out = apply(
+                &KEY_PLUGIN,
+                &[("field", "magic")],
+                record(None, v.clone(), None, Value::Null),
+            )
+            .unwrap();
+            assert_eq!(out.key, smap(&[("magic", v)]));
+            assert_eq!(out.key_schema, None);
+        }
+    }
+
+    #[test]
+    fn with_schema_wraps_in_a_struct() {
+        let cases = [
+            (Schema::required(SchemaType::Int32), Value::Int32(42)),
+            (Schema::optional(SchemaType::String), Value::Null),
+        ];
+        for (schema, v) in cases {
+            let out = apply(
+                &VALUE_PLUGIN,
+                &[("field", "magic")],
+                record(None, Value::Null, Some(schema.clone()), v.clone()),
+            )
+            .unwrap();
+            let s = out.value_schema.unwrap();
+            assert_eq!(s, SchemaBuilder::struct_().field("magic", schema).build());
+            let Value::Struct(st) = out.value else {
+                panic!("struct")
+            };
+            assert_eq!(st.values(), &[v]);
+        }
+        let err = apply(
+            &VALUE_PLUGIN,
+            &[("field", "magic")],
+            record(
+                None,
+                Value::Null,
+                Some(Schema::required(SchemaType::Int64)),
+                Value::Null,
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid value: null used for required field: \"magic\", schema type: INT64"
+        );
+    }
+}

@@ -265,11 +265,13 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, configured, record, smap, strct};
+    use crate::transforms::test_support::{
+        apply, config_error, configured, record, smap, strct, Props,
+    };
 
     #[test]
     fn configure_errors_are_kafkas() {
-        let cases: &[(&[(&str, &str)], &str)] = &[
+        let cases: &[(Props, &str)] = &[
             (&[], "No field insertion configured"),
             (&[("static.value", "x")], "No field insertion configured"),
             (

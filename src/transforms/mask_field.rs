@@ -13,8 +13,8 @@ use num_bigint::BigInt;
 use crate::converters::values::parse_big_decimal;
 use crate::transforms::config::parse;
 use crate::transforms::util::{
-    field_value, java_class_name, map_get, map_put, replace_null_with_default_key, require_map,
-    require_struct, Side,
+    check_list, empty_list_error, field_value, java_class_name, map_get, map_put,
+    replace_null_with_default_key, require_map, require_struct, Side,
 };
 
 const PURPOSE: &str = "mask fields";
@@ -238,21 +238,9 @@ fn config_def() -> ConfigDef {
 
 impl Transformation for MaskField {
     fn configure(&mut self, props: &ConfigMap) -> Result<()> {
-        let values = parse(&config_def(), props).map_err(|e| match e {
-            // Kafka shows the parsed (empty) list.
-            ConnectError::Config { key, message } if key == "fields" => ConnectError::config(
-                key,
-                message.replace("Invalid value  for", "Invalid value [] for"),
-            ),
-            other => other,
-        })?;
-        let mut fields: Vec<String> = Vec::new();
-        for f in values.list("fields") {
-            if !fields.contains(f) {
-                fields.push(f.clone());
-            }
-        }
-        self.fields = fields;
+        let values = parse(&config_def(), props).map_err(empty_list_error)?;
+        check_list("fields", values.list("fields"), false)?;
+        self.fields = values.list("fields").to_vec();
         self.replacement = values.string("replacement").map(str::to_owned);
         self.replace_null_with_default =
             values.boolean("replace.null.with.default").unwrap_or(true);
@@ -311,19 +299,23 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
     use connect_api::{Schema, SchemaBuilder, SchemaType};
 
     #[test]
     fn configure_errors() {
-        let cases: &[(&[(&str, &str)], &str)] = &[
+        let cases: &[(Props, &str)] = &[
             (
                 &[],
                 "Missing required configuration \"fields\" which has no default value.",
             ),
             (
                 &[("fields", "")],
-                "Invalid value [] for configuration fields: Empty list",
+                "Configuration 'fields' must not be empty. Valid values include: any non-empty value",
+            ),
+            (
+                &[("fields", "a,b,a")],
+                "Configuration 'fields' values must not be duplicated.",
             ),
             (
                 &[("fields", "a"), ("replacement", "")],

@@ -12,8 +12,8 @@ use connect_api::{
 
 use crate::transforms::config::parse;
 use crate::transforms::util::{
-    copy_schema_basics, field_value, map_put, replace_null_with_default_key, require_map,
-    require_struct, struct_with_fields, SchemaCache, Side,
+    check_list, copy_schema_basics, field_value, map_put, replace_null_with_default_key,
+    require_map, require_struct, struct_with_fields, SchemaCache, Side,
 };
 
 const PURPOSE: &str = "field replacement";
@@ -130,6 +130,8 @@ fn config_def() -> ConfigDef {
 impl Transformation for ReplaceField {
     fn configure(&mut self, props: &ConfigMap) -> Result<()> {
         let values = parse(&config_def(), props)?;
+        check_list("exclude", values.list("exclude"), true)?;
+        check_list("include", values.list("include"), true)?;
         self.exclude = values.list("exclude").iter().cloned().collect();
         self.include = values.list("include").iter().cloned().collect();
         self.renames = parse_renames(values.list("renames"))?;
@@ -209,7 +211,7 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transforms::test_support::{apply, config_error, record, smap, strct};
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
     use connect_api::{Schema, SchemaType};
 
     #[test]
@@ -236,6 +238,10 @@ mod tests {
         for (renames, want) in cases {
             assert_eq!(config_error(&VALUE_PLUGIN, &[("renames", renames)]), want);
         }
+        assert_eq!(
+            config_error(&VALUE_PLUGIN, &[("exclude", "a,b,a")]),
+            "Configuration 'exclude' values must not be duplicated."
+        );
         // Java's split drops trailing empty parts: `a:b:` is the pair a -> b.
         let rec = record(None, Value::Null, None, smap(&[("a", Value::Int32(1))]));
         let out = apply(&VALUE_PLUGIN, &[("renames", "a:b:")], rec).unwrap();
@@ -250,7 +256,7 @@ mod tests {
             ("foo", Value::Boolean(true)),
             ("etc", "etc".into()),
         ]);
-        let cases: &[(&[(&str, &str)], Value)] = &[
+        let cases: &[(Props, Value)] = &[
             (&[], input.clone()),
             (
                 &[("exclude", "dont"), ("renames", "abc:xyz,foo:bar")],

@@ -117,3 +117,122 @@ pub const VALUE_PLUGIN: TransformationPlugin = TransformationPlugin {
     config_def,
     new: || Box::new(SetSchemaMetadata::new(Side::Value)),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transforms::test_support::{apply, config_error, record, smap, strct, Props};
+    use connect_api::SchemaBuilder;
+
+    #[test]
+    fn configure_errors() {
+        assert_eq!(
+            config_error(&VALUE_PLUGIN, &[]),
+            "Neither schema name nor version configured"
+        );
+        assert_eq!(
+            config_error(&VALUE_PLUGIN, &[("schema.version", "x")]),
+            "Invalid value x for configuration schema.version: Not a number of type INT"
+        );
+    }
+
+    #[test]
+    fn sets_name_and_version_keeping_the_rest() {
+        let schema = SchemaBuilder::struct_()
+            .name("old")
+            .version(1)
+            .doc("d")
+            .optional()
+            .field("a", Schema::required(SchemaType::Int32))
+            .build();
+        let value = strct(&schema, vec![Value::Int32(1)]);
+        let cases: &[(Props, Option<&str>, Option<i32>)] = &[
+            (&[("schema.name", "foo")], Some("foo"), Some(1)),
+            (&[("schema.version", "42")], Some("old"), Some(42)),
+            (
+                &[("schema.name", "foo"), ("schema.version", "42")],
+                Some("foo"),
+                Some(42),
+            ),
+        ];
+        for (props, name, version) in cases {
+            for v in [value.clone(), Value::Null] {
+                let out = apply(
+                    &KEY_PLUGIN,
+                    props,
+                    record(Some(schema.clone()), v.clone(), None, Value::Null),
+                )
+                .unwrap();
+                let s = out.key_schema.unwrap();
+                assert_eq!((s.name.as_deref(), s.version), (*name, *version));
+                assert_eq!((s.doc.as_deref(), s.optional), (Some("d"), true));
+                assert_eq!(s.fields, schema.fields);
+                match out.key {
+                    Value::Struct(st) => {
+                        assert_eq!(st.schema(), &s);
+                        assert_eq!(st.values(), &[Value::Int32(1)]);
+                    }
+                    other => assert_eq!(other, Value::Null),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn schemaless_and_non_struct_schemas() {
+        let props = [("schema.name", "foo")];
+        let rec = record(None, Value::Null, None, Value::Null);
+        assert_eq!(apply(&VALUE_PLUGIN, &props, rec.clone()).unwrap(), rec);
+        let err = apply(
+            &VALUE_PLUGIN,
+            &props,
+            record(None, Value::Null, None, smap(&[])),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Schema required for [updating schema metadata]"
+        );
+        let err = apply(
+            &VALUE_PLUGIN,
+            &props,
+            record(
+                None,
+                Value::Null,
+                Some(Schema::required(SchemaType::String)),
+                "x".into(),
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "Cannot list fields on non-struct type");
+    }
+
+    #[test]
+    fn null_fields_take_defaults_unless_disabled() {
+        let schema = SchemaBuilder::struct_()
+            .field(
+                "a",
+                SchemaBuilder::new(SchemaType::Int32)
+                    .optional()
+                    .default_value(Value::Int32(5))
+                    .build(),
+            )
+            .build();
+        for (replace, want) in [("true", Value::Int32(5)), ("false", Value::Null)] {
+            let props = [
+                ("schema.version", "2"),
+                ("replace.null.with.default", replace),
+            ];
+            let rec = record(
+                None,
+                Value::Null,
+                Some(schema.clone()),
+                strct(&schema, vec![Value::Null]),
+            );
+            let Value::Struct(v) = apply(&VALUE_PLUGIN, &props, rec).unwrap().value else {
+                panic!("struct")
+            };
+            assert_eq!(v.values(), &[want]);
+        }
+    }
+}

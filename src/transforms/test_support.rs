@@ -71,3 +71,6 @@ pub fn smap(entries: &[(&str, Value)]) -> Value {
 pub fn strct(schema: &SchemaRef, values: Vec<Value>) -> Value {
     Value::Struct(connect_api::Struct::from_values(schema.clone(), values).expect("struct"))
 }
+
+/// A transform's properties in a test table.
+pub type Props = &'static [(&'static str, &'static str)];

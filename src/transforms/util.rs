@@ -273,3 +273,43 @@ pub fn map_get<'a>(entries: &'a [(Value, Value)], key: &str) -> &'a Value {
         .find(|(k, _)| k.as_str() == Some(key))
         .map_or(&Value::Null, |(_, v)| v)
 }
+
+/// Kafka's `ConfigDef.ValidList.anyNonDuplicateValues(empty_allowed, false)` check of a LIST key,
+/// with its messages (`Configuration 'fields' values must not be duplicated.`, ...).
+///
+/// # Errors
+/// A configuration error for an empty list (when not allowed), a repeated or an empty entry.
+pub fn check_list(name: &str, values: &[String], empty_allowed: bool) -> Result<(), ConnectError> {
+    let fail = |m: String| Err(ConnectError::config(name, m));
+    if !empty_allowed && values.is_empty() {
+        return fail(format!(
+            "Configuration '{name}' must not be empty. Valid values include: any non-empty value"
+        ));
+    }
+    let distinct: std::collections::HashSet<&String> = values.iter().collect();
+    if distinct.len() != values.len() {
+        return fail(format!(
+            "Configuration '{name}' values must not be duplicated."
+        ));
+    }
+    if values.iter().any(String::is_empty) {
+        return fail(format!("Configuration '{name}' values must not be empty."));
+    }
+    Ok(())
+}
+
+/// Maps the parse error of an empty required LIST key to Kafka's `ValidList` message.
+pub fn empty_list_error(e: ConnectError) -> ConnectError {
+    match e {
+        ConnectError::Config { key, message } if message.ends_with(": Empty list") => {
+            ConnectError::config(
+                key.clone(),
+                format!(
+                    "Configuration '{key}' must not be empty. Valid values include: any \
+                     non-empty value"
+                ),
+            )
+        }
+        other => other,
+    }
+}

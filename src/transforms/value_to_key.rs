@@ -10,8 +10,8 @@ use connect_api::{
 
 use crate::transforms::config::parse;
 use crate::transforms::util::{
-    field_value, map_get, map_put, replace_null_with_default_key, require_map, require_struct,
-    struct_with_fields, SchemaCache,
+    check_list, empty_list_error, field_value, map_get, map_put, replace_null_with_default_key,
+    require_map, require_struct, struct_with_fields, SchemaCache,
 };
 
 const PURPOSE: &str = "copying fields from value to key";
@@ -64,14 +64,8 @@ fn config_def() -> ConfigDef {
 
 impl Transformation for ValueToKey {
     fn configure(&mut self, props: &ConfigMap) -> Result<()> {
-        let values = parse(&config_def(), props).map_err(|e| match e {
-            // Kafka shows the parsed (empty) list.
-            ConnectError::Config { key, message } if key == "fields" => ConnectError::config(
-                key,
-                message.replace("Invalid value  for", "Invalid value [] for"),
-            ),
-            other => other,
-        })?;
+        let values = parse(&config_def(), props).map_err(empty_list_error)?;
+        check_list("fields", values.list("fields"), false)?;
         self.fields = values.list("fields").to_vec();
         self.replace_null_with_default =
             values.boolean("replace.null.with.default").unwrap_or(true);
@@ -140,7 +134,7 @@ mod tests {
         );
         assert_eq!(
             config_error(&PLUGIN, &[("fields", "")]),
-            "Invalid value [] for configuration fields: Empty list"
+            "Configuration 'fields' must not be empty. Valid values include: any non-empty value"
         );
     }
 
