@@ -2,7 +2,9 @@
 //! them cooperatively first, then by force after `task.shutdown.graceful.timeout.ms`.
 
 pub mod activity;
+pub mod dead_letter;
 pub mod error;
+pub mod error_counters;
 pub mod record_converters;
 pub mod settings;
 pub mod sink_task;
@@ -10,6 +12,7 @@ pub mod source_task;
 pub mod submitted;
 pub mod task_factory;
 pub mod throughput;
+pub mod tolerance;
 
 use std::sync::Arc;
 use std::time::Duration;
