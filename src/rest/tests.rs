@@ -62,6 +62,7 @@ fn fake_herder() -> HerderHandle {
                             worker_id: WORKER.into(),
                             trace: None,
                             version: None,
+                            errors: None,
                         },
                         tasks: vec![TaskStateInfo {
                             id: 0,

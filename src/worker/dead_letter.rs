@@ -16,7 +16,9 @@ use connect_api::{ConfigMap, ConnectRecord, SchemaRef, Value};
 
 use super::tolerance::{exception_class, stacktrace, DlqSettings, Failure, Origin};
 use crate::topics::topic_creation::TopicCreation;
-use crate::topics::{ClientSpec, Delivery, ProducerRecord, TopicBackend, TopicError, TopicProducer};
+use crate::topics::{
+    ClientSpec, Delivery, ProducerRecord, TopicBackend, TopicError, TopicProducer,
+};
 
 /// Prefix of the context headers.
 pub const HEADER_PREFIX: &str = "__connect.errors.";
@@ -136,7 +138,8 @@ impl DeadLetterQueue {
                 if let Some(p) = record.kafka_partition {
                     h.push((HEADER_ORIG_PARTITION.into(), text(&p.to_string())));
                 }
-                let json = |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
+                let json =
+                    |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
                 h.push((HEADER_SOURCE_PARTITION.into(), text(&json(&offset.0))));
                 if let Some(o) = &offset.1 {
                     h.push((HEADER_SOURCE_OFFSET.into(), text(&json(o))));
@@ -147,7 +150,10 @@ impl DeadLetterQueue {
         h.push((HEADER_TASK_ID.into(), text(&self.task.to_string())));
         h.push((HEADER_STAGE.into(), text(failure.stage.name())));
         h.push((HEADER_EXECUTING_CLASS.into(), text(&failure.class_name)));
-        h.push((HEADER_EXCEPTION.into(), text(exception_class(&failure.error))));
+        h.push((
+            HEADER_EXCEPTION.into(),
+            text(exception_class(&failure.error)),
+        ));
         h.push((
             HEADER_EXCEPTION_MESSAGE.into(),
             text(&failure.error.to_string()),

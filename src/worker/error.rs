@@ -44,6 +44,15 @@ pub enum TaskError {
     /// The dead letter queue did not take a record.
     #[error("Could not produce message to dead letter queue: {0}")]
     DeadLetterQueue(#[source] TopicError),
+    /// A transform failed on a record; `record` says which.
+    #[error("Transformation failed for {record}: {source}")]
+    Transform {
+        /// The record, as for [`TaskError::Conversion`].
+        record: String,
+        /// The failing transform and its error.
+        #[source]
+        source: super::transform_chain::TransformError,
+    },
     /// The topic layer failed.
     #[error("Topic access failed: {0}")]
     Topic(#[from] TopicError),
@@ -60,6 +69,7 @@ impl TaskError {
             | Self::Conversion { source, .. }
             | Self::Tolerance { source, .. } => source.is_retriable(),
             Self::Topic(e) | Self::DeadLetterQueue(e) => e.is_retriable(),
+            Self::Transform { source, .. } => source.source.is_retriable(),
             Self::Storage(_) => false,
         }
     }

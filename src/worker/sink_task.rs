@@ -14,16 +14,17 @@ use tracing::{debug, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
+use super::record_pipeline::sink_record;
 use super::settings::WorkerSettings;
 use super::throughput::record_bytes;
+use super::tolerance::ErrorHandler;
+use super::transform_chain::TransformationChain;
 use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer};
 
 /// Records handed to one `put`, at most.
 const MAX_POLL_RECORDS: usize = 4096;
 /// How long one consumer poll waits for data.
 const POLL_TIMEOUT: Duration = Duration::from_millis(200);
-/// Pause before redelivering a batch after a retriable `put` error.
-const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Everything one sink task needs to run.
 pub struct SinkTaskRunner {
@@ -35,6 +36,8 @@ pub struct SinkTaskRunner {
     pub ctx: SinkTaskContext,
     /// Converters.
     pub converters: RecordConverters,
+    /// Transforms, applied after conversion.
+    pub transforms: TransformationChain,
     /// The group member reading the topics.
     pub consumer: Box<dyn TopicConsumer>,
     /// What to read.
@@ -43,8 +46,8 @@ pub struct SinkTaskRunner {
     pub settings: WorkerSettings,
     /// Activity cell for the idle watcher.
     pub activity: Arc<TaskActivity>,
-    /// `errors.tolerance=all`: skip records that fail conversion instead of failing.
-    pub tolerate_errors: bool,
+    /// Retries, tolerance, error reporters and counters.
+    pub errors: ErrorHandler,
 }
 
 impl SinkTaskRunner {
@@ -165,31 +168,28 @@ impl SinkTaskRunner {
         Ok(())
     }
 
-    /// Converts and puts one polled batch, redelivering it on retriable errors. Returns false
-    /// when cancelled before the batch was accepted.
+    /// Converts, transforms and puts one polled batch, each record under the error handler;
+    /// retriable `put` errors redeliver the batch after Kafka's backoff. Dead letter queue
+    /// records are durable before the batch counts as delivered. Returns false when cancelled
+    /// before the batch was accepted.
     async fn deliver(
         &mut self,
         polled: &[ConsumedRecord],
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<bool, TaskError> {
-        loop {
-            let mut batch = Vec::with_capacity(polled.len());
-            for r in polled {
-                match self.converters.from_topic(r) {
-                    Ok(rec) => batch.push(rec),
-                    Err(e) if self.tolerate_errors => warn!(
-                        error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
-                        "Skipping a record that failed conversion (errors.tolerance=all)."
-                    ),
-                    Err(source) => {
-                        let record = format!(
-                            "topic '{}' partition {} offset {}",
-                            r.topic, r.partition, r.offset
-                        );
-                        return Err(TaskError::Conversion { record, source });
-                    }
-                }
+        let mut kept = Vec::with_capacity(polled.len());
+        let mut batch = Vec::with_capacity(polled.len());
+        for (i, r) in polled.iter().enumerate() {
+            if let Some(rec) =
+                sink_record(&mut self.errors, &self.converters, &mut self.transforms, r).await?
+            {
+                kept.push(i);
+                batch.push(rec);
             }
+        }
+        self.errors.flush().await?;
+        let mut attempt = 0u32;
+        loop {
             let count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
             match self.task.put(batch).await {
                 Ok(()) => {
@@ -201,10 +201,27 @@ impl SinkTaskRunner {
                     return Ok(true);
                 }
                 Err(e) if e.is_retriable() => {
-                    warn!(error = %e, "Retriable error in put; redelivering the batch.");
+                    attempt += 1;
+                    self.errors.counters().failure();
+                    let delay = self.errors.policy().backoff(attempt, Instant::now(), None);
+                    warn!(error = %e, attempt, "Retriable error in put; redelivering the batch.");
                     tokio::select! {
                         _ = cancel.cancelled() => return Ok(false),
-                        _ = tokio::time::sleep(RETRY_BACKOFF) => {}
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                    self.errors.counters().retry();
+                    batch = Vec::with_capacity(kept.len());
+                    for &i in &kept {
+                        if let Some(rec) = sink_record(
+                            &mut self.errors,
+                            &self.converters,
+                            &mut self.transforms,
+                            &polled[i],
+                        )
+                        .await?
+                        {
+                            batch.push(rec);
+                        }
                     }
                 }
                 Err(e) => return Err(TaskError::at("Task put")(e)),

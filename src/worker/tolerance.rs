@@ -16,7 +16,7 @@ use super::dead_letter::DeadLetterQueue;
 use super::error::TaskError;
 use super::error_counters::ErrorCounters;
 use super::record_converters::RecordConverters;
-use crate::config::{ConnectorConfig, ConnectorKind, ErrorTolerance};
+use crate::config::{ConnectorConfig, ConnectorKind, ErrorTolerance, SOURCE_DLQ_KEYS as DLQ_KEYS};
 use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, Delivery};
 
@@ -64,7 +64,10 @@ impl Stage {
     fn tolerates_any(self) -> bool {
         matches!(
             self,
-            Self::KeyConverter | Self::ValueConverter | Self::HeaderConverter | Self::Transformation
+            Self::KeyConverter
+                | Self::ValueConverter
+                | Self::HeaderConverter
+                | Self::Transformation
         )
     }
 }
@@ -118,13 +121,6 @@ impl Default for ErrorPolicy {
         }
     }
 }
-
-/// The dead letter queue keys, which source connectors accept too (connect-rs's extension).
-pub const DLQ_KEYS: [&str; 3] = [
-    "errors.deadletterqueue.topic.name",
-    "errors.deadletterqueue.topic.replication.factor",
-    "errors.deadletterqueue.context.headers.enable",
-];
 
 impl ErrorPolicy {
     /// The policy of a validated connector configuration. Sink DLQ keys come from the sink
