@@ -239,3 +239,100 @@ fn source_original(
         headers,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugins::PluginRegistry;
+    use crate::worker::record_converters::RecordConverters;
+    use crate::worker::tolerance::Stage;
+    use connect_api::{ConnectError, Schema, SchemaType};
+    use futures::future::BoxFuture;
+
+    struct NoProducer;
+    impl TopicProducer for NoProducer {
+        fn send_batch(
+            &self,
+            _: Vec<ProducerRecord>,
+        ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
+            Box::pin(async { Err(TopicError::Other("unused".into())) })
+        }
+    }
+
+    fn header<'a>(r: &'a ProducerRecord, key: &str) -> Option<&'a str> {
+        r.headers
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_deref())
+            .and_then(|v| std::str::from_utf8(v).ok())
+    }
+
+    #[test]
+    fn a_source_record_is_written_as_well_as_its_converters_allow_with_its_position() {
+        let plugins = PluginRegistry::builtin();
+        let converters = RecordConverters {
+            key: plugins.converter("StringConverter").unwrap(),
+            // Refuses a STRING value: the value is written as text instead.
+            value: plugins.converter("ByteArrayConverter").unwrap(),
+            header: plugins.header_converter("SimpleHeaderConverter").unwrap(),
+        };
+        let record = ConnectRecord {
+            topic: "lines".into(),
+            key: Value::String("k".into()),
+            key_schema: Some(Schema::required(SchemaType::String)),
+            value: Value::String("x17".into()),
+            value_schema: Some(Schema::required(SchemaType::String)),
+            timestamp: Some(42),
+            ..ConnectRecord::default()
+        };
+        let mut partition = connect_api::OffsetMap::new();
+        partition.insert("filename".into(), serde_json::json!("in.txt"));
+        let mut offset = connect_api::OffsetMap::new();
+        offset.insert("position".into(), serde_json::json!(12));
+        let entry = (Arc::new(partition), Some(offset));
+        let dlq = DeadLetterQueue::with_producer(
+            DlqSettings {
+                topic: "dlq".into(),
+                replication_factor: 1,
+                context_headers: true,
+            },
+            "src",
+            3,
+            Arc::new(NoProducer),
+        );
+        let failure = Failure {
+            stage: Stage::Transformation,
+            class_name: "org.apache.kafka.connect.transforms.Cast$Value".into(),
+            error: ConnectError::data("not a number"),
+        };
+        let out = dlq.record(
+            &failure,
+            &Origin::Source {
+                record: &record,
+                offset: &entry,
+                converters: &converters,
+            },
+        );
+        assert_eq!(out.topic, "dlq");
+        assert_eq!(out.key.as_deref(), Some(&b"k"[..]));
+        assert_eq!(out.value.as_deref(), Some(&b"x17"[..]));
+        assert_eq!(out.timestamp, Some(42));
+        assert_eq!(header(&out, HEADER_ORIG_TOPIC), Some("lines"));
+        assert_eq!(header(&out, HEADER_ORIG_PARTITION), None);
+        assert_eq!(
+            header(&out, HEADER_SOURCE_PARTITION),
+            Some(r#"{"filename":"in.txt"}"#)
+        );
+        assert_eq!(
+            header(&out, HEADER_SOURCE_OFFSET),
+            Some(r#"{"position":12}"#)
+        );
+        assert_eq!(header(&out, HEADER_STAGE), Some("TRANSFORMATION"));
+        assert_eq!(header(&out, HEADER_TASK_ID), Some("3"));
+        assert_eq!(
+            header(&out, HEADER_EXCEPTION),
+            Some("org.apache.kafka.connect.errors.DataException")
+        );
+        assert_eq!(header(&out, HEADER_EXCEPTION_MESSAGE), Some("not a number"));
+    }
+}
