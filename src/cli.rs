@@ -25,6 +25,36 @@ pub enum Command {
     Standalone(StandaloneArgs),
     /// Inspect the topics of the embedded log.
     Topics(TopicsArgs),
+    /// Work with dead letter queues.
+    Dlq(DlqArgs),
+}
+
+/// Arguments of `dlq`.
+#[derive(Debug, clap::Args)]
+pub struct DlqArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: DlqAction,
+}
+
+/// Actions of `dlq`.
+#[derive(Debug, Subcommand)]
+pub enum DlqAction {
+    /// Re-publish the dead-lettered records of a dead letter queue topic, once: each goes to
+    /// its original topic (header `__connect.errors.topic`) or to `--to`, with its key, value,
+    /// timestamp and headers, without the `__connect.errors.*` headers. Progress is kept as the
+    /// consumer group `connect-rs-dlq-replay-<DLQ>`, so a second run replays only new records.
+    Replay {
+        /// Worker configuration naming the topics (embedded log or `bootstrap.servers`).
+        #[arg(long, value_name = "WORKER_FILE")]
+        worker: PathBuf,
+        /// The dead letter queue topic.
+        #[arg(long, value_name = "DLQ")]
+        topic: String,
+        /// Re-publish every record to this topic instead of its original one.
+        #[arg(long, value_name = "TOPIC")]
+        to: Option<String>,
+    },
 }
 
 /// Arguments of `standalone`.
@@ -139,7 +169,7 @@ mod tests {
         all.extend_from_slice(args);
         match Cli::try_parse_from(all).unwrap().command {
             Command::Standalone(a) => a,
-            Command::Topics(_) => panic!("wrong subcommand"),
+            _ => panic!("wrong subcommand"),
         }
     }
 

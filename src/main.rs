@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Standalone(args) => commands::standalone::run(args).await,
             Command::Topics(args) => commands::topics::run(args).await,
+            Command::Dlq(args) => commands::dlq::run(args).await,
         }
     });
     // Blocking reads still in flight (stdin, a file on a stuck mount, a FIFO without a reader)

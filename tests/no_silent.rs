@@ -9,33 +9,40 @@ use support::rest::start;
 use support::*;
 
 #[test]
-fn a_dead_letter_queue_is_refused_not_skipped() {
+fn dead_letter_queue_keys_are_honoured_and_checked_for_sources_too() {
     let w = Workdir::new();
     let worker = w.worker("");
-    let sink = w.write(
-        "sink.properties",
-        "name=s\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\n\
-         errors.deadletterqueue.topic.name=dlq\n",
+    let input = w.write("in.txt", "a\n");
+    let source = w.write(
+        "src.properties",
+        format!(
+            "name=src\nconnector.class=FileStreamSource\ntopic=t\nfile={}\n\
+             errors.deadletterqueue.topic.name=dlq\n\
+             errors.deadletterqueue.context.headers.enable=maybe\n",
+            input.display()
+        ),
     );
-    let (code, err) = w.run_checked(&[&worker, &sink]);
+    let (code, err) = w.run_checked(&[&worker, &source]);
     assert_eq!(code, 3, "{err}");
-    assert!(err.contains("Invalid configuration in"), "{err}");
-    assert!(err.contains("sink.properties"), "{err}");
-    let key = "errors.deadletterqueue.topic.name";
+    let key = "errors.deadletterqueue.context.headers.enable";
     assert!(
-        err.contains(&format!("line 5: {key}: '{key}' is not supported yet")),
+        err.contains(&format!(
+            "line 6: {key}: Invalid value maybe for configuration {key}"
+        )),
         "{err}"
     );
-    assert!(!w.path("out.txt").exists(), "the connector must not start");
-
-    // Empty values ask for nothing and are fine (REST tools send every key with its default).
-    let ok = w.write(
-        "ok.properties",
-        "name=s\nconnector.class=FileStreamSink\ntopics=t\nfile=out.txt\ntransforms=\n\
-         errors.deadletterqueue.topic.name=\n",
+    // Accepted without an unknown-key warning once valid.
+    let source = w.write(
+        "src.properties",
+        format!(
+            "name=src\nconnector.class=FileStreamSource\ntopic=t\nfile={}\n\
+             errors.deadletterqueue.topic.name=dlq\n",
+            input.display()
+        ),
     );
-    let (code, err) = w.run_checked(&[&worker, &ok]);
+    let (code, err) = w.run_checked(&[&worker, &source]);
     assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("isn't a known config"), "{err}");
 }
 
 #[test]

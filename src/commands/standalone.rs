@@ -167,7 +167,7 @@ fn advertised_worker_id(worker: &WorkerConfig, bound: std::net::SocketAddr) -> S
 }
 
 /// Where the worker's topics live.
-enum Topics {
+pub(crate) enum Topics {
     /// The embedded log (no `bootstrap.servers`).
     Local(Arc<LocalLog>),
     /// A Kafka cluster.
@@ -175,7 +175,7 @@ enum Topics {
 }
 
 impl Topics {
-    fn backend(&self) -> Arc<dyn TopicBackend> {
+    pub(crate) fn backend(&self) -> Arc<dyn TopicBackend> {
         match self {
             Self::Local(log) => log.clone(),
             Self::Kafka(kafka) => kafka.clone(),
@@ -205,14 +205,14 @@ impl Topics {
         }
     }
 
-    async fn close(&self) {
+    pub(crate) async fn close(&self) {
         if let Self::Local(log) = self {
             log.close().await;
         }
     }
 }
 
-fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
+pub(crate) fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
     if let Some(servers) = worker.bootstrap_servers() {
         info!(bootstrap.servers = %servers.join(","), "Topics live in Kafka.");
         return Ok(Topics::Kafka(Arc::new(KafkaBackend::new(
@@ -241,7 +241,7 @@ async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>
     }
 }
 
-fn load_worker(path: &Path, plugins: &PluginRegistry) -> anyhow::Result<WorkerConfig> {
+pub(crate) fn load_worker(path: &Path, plugins: &PluginRegistry) -> anyhow::Result<WorkerConfig> {
     let raw = config::load_file(path)?;
     let worker = WorkerConfig::from_raw(&raw, WorkerMode::Standalone)
         .inspect_err(|e| config::log_warnings(e.warnings()))?;

@@ -12,7 +12,6 @@ use connect_api::{
 
 use super::error::{ConfigError, ConfigProblem, ConfigWarning};
 use super::raw::RawConfig;
-use super::unsupported::check_unsupported;
 use super::validate::{check_dynamic, invalid, parse_def, unknown_key_warnings};
 
 /// Whether a connector is a source or a sink.
@@ -574,6 +573,39 @@ fn check_sink(raw: &RawConfig, problems: &mut Vec<ConfigProblem>) {
     }
 }
 
+/// The dead letter queue keys a source connector accepts (connect-rs's extension; Kafka
+/// Connect has them for sinks only).
+pub const SOURCE_DLQ_KEYS: [&str; 3] = [
+    "errors.deadletterqueue.topic.name",
+    "errors.deadletterqueue.topic.replication.factor",
+    "errors.deadletterqueue.context.headers.enable",
+];
+
+/// A source's dead letter queue keys, checked as the sink definition checks them.
+fn check_source_dlq(raw: &RawConfig, problems: &mut Vec<ConfigProblem>) {
+    if let Some(v) = raw.get(SOURCE_DLQ_KEYS[1]) {
+        if v.trim().parse::<i16>().map_or(true, |n| n == 0 || n < -1) {
+            problems.push(invalid(
+                raw,
+                SOURCE_DLQ_KEYS[1],
+                v,
+                "Not a number of type SHORT (1 or more, or -1 for the broker's default)",
+            ));
+        }
+    }
+    if let Some(v) = raw.get(SOURCE_DLQ_KEYS[2]) {
+        let t = v.trim();
+        if !t.eq_ignore_ascii_case("true") && !t.eq_ignore_ascii_case("false") {
+            problems.push(invalid(
+                raw,
+                SOURCE_DLQ_KEYS[2],
+                v,
+                "Expected value to be either true or false",
+            ));
+        }
+    }
+}
+
 /// Kafka's `TopicCreationConfig` for the default group, when topic creation is configured.
 fn check_source(raw: &RawConfig, problems: &mut Vec<ConfigProblem>) {
     if !raw.keys().any(|k| k.starts_with("topic.creation.")) {
@@ -612,7 +644,13 @@ impl ConnectorConfig {
     ) -> Result<Self, ConfigError> {
         let def = connector_def(kind, plugin_def);
         let mut warnings: Vec<ConfigWarning> = raw.duplicate_warnings().to_vec();
-        warnings.extend(unknown_key_warnings(raw, &def, |_| None));
+        warnings.extend(
+            unknown_key_warnings(raw, &def, |_| None)
+                .into_iter()
+                .filter(|w| {
+                    !(kind == ConnectorKind::Source && SOURCE_DLQ_KEYS.contains(&w.key.as_str()))
+                }),
+        );
         let (values, mut problems) = parse_def(raw, &def);
         check_name(raw, &mut problems);
         check_aliases(raw, &mut problems);
@@ -620,7 +658,9 @@ impl ConnectorConfig {
             ConnectorKind::Sink => check_sink(raw, &mut problems),
             ConnectorKind::Source => check_source(raw, &mut problems),
         }
-        check_unsupported(raw, kind, &mut problems);
+        if kind == ConnectorKind::Source {
+            check_source_dlq(raw, &mut problems);
+        }
         match values {
             Some(values) if problems.is_empty() => Ok(Self {
                 kind,

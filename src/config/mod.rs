@@ -11,14 +11,13 @@ mod origin;
 mod properties;
 mod raw;
 mod toml;
-mod unsupported;
 mod validate;
 mod worker;
 
 pub use self::connector::{
     common_connector_def, connector_def, plugin_version_key, sink_connector_def,
     source_connector_def, validate as validate_connector, ConnectorConfig, ConnectorKind,
-    ErrorTolerance, CONNECTOR_VERSION,
+    ErrorTolerance, CONNECTOR_VERSION, SOURCE_DLQ_KEYS,
 };
 pub use self::error::{format_problems, log_warnings, ConfigError, ConfigProblem, ConfigWarning};
 pub use self::json::{parse_json, InitialState, JsonConfig};

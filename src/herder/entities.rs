@@ -69,6 +69,10 @@ pub struct TaskStateInfo {
     /// The version of the plugin running it (KIP-891; left out when not known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// connect-rs's extension: the task's error counters under Kafka's `task-error-metrics`
+    /// names (left out when the task does not run on this worker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<crate::worker::error_counters::ErrorCounts>,
 }
 
 /// Kafka Connect's `ConnectorStateInfo`.

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use tracing::warn;
-
 use super::transform_spec::TransformChainSpec;
 use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
@@ -138,9 +136,6 @@ pub fn connector_spec(
         ),
         ConnectorKind::Source => None,
     };
-    if config.values().string("errors.tolerance") == Some("all") {
-        warn!(connector = %config.name(), "errors.tolerance=all: records that fail conversion are skipped and logged.");
-    }
     let key_converter = converter("key.converter", worker.key_converter_class());
     let value_converter = converter("value.converter", worker.value_converter_class());
     let header_converter = converter("header.converter", worker.header_converter_class());
@@ -161,6 +156,7 @@ pub fn connector_spec(
             .values()
             .string("errors.tolerance")
             .is_some_and(|t| t.eq_ignore_ascii_case("all")),
+        errors: crate::worker::tolerance::ErrorPolicy::from_config(&config, kind),
         subscription,
         transforms: Arc::new(transforms),
         topic_creation: match kind {

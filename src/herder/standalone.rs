@@ -618,6 +618,7 @@ impl StandaloneHerder {
                     worker_id: self.worker_id.clone(),
                     trace: None,
                     version: version.clone(),
+                    errors: None,
                 })
                 .collect();
             return Ok(ConnectorStateInfo {
@@ -644,6 +645,7 @@ impl StandaloneHerder {
                     worker_id: self.worker_id.clone(),
                     trace,
                     version: version.clone(),
+                    errors: Some(t.errors),
                 }
             })
             .collect();

@@ -276,6 +276,14 @@ impl PluginRegistry {
         }
     }
 
+    /// The Java class name of the converter or header converter called `name` (class name or
+    /// alias), for error reports; `name` itself when unknown.
+    pub fn converter_class_name(&self, name: &str) -> String {
+        self.find(Group::Converter, name)
+            .or_else(|| self.find(Group::HeaderConverter, name))
+            .map_or_else(|| name.trim().to_owned(), |e| e.desc.class_name.to_owned())
+    }
+
     /// A new, unconfigured header converter called `name`.
     ///
     /// # Errors

@@ -69,6 +69,7 @@ fn fake_herder() -> HerderHandle {
                             worker_id: WORKER.into(),
                             trace: None,
                             version: None,
+                            errors: None,
                         }],
                         connector_type: ConnectorType::Source,
                     });

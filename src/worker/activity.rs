@@ -46,6 +46,8 @@ pub struct TaskActivity {
     unavailable: Mutex<Option<String>>,
     /// Records and bytes moved, for the final log line.
     pub throughput: super::throughput::Throughput,
+    /// Error counters (`errors.*` handling), kept across restarts of the task instance.
+    pub errors: Arc<super::error_counters::ErrorCounters>,
 }
 
 impl TaskActivity {
@@ -59,6 +61,7 @@ impl TaskActivity {
             topics: Mutex::new(std::collections::BTreeSet::new()),
             unavailable: Mutex::new(None),
             throughput: super::throughput::Throughput::new(),
+            errors: Arc::default(),
         }
     }
 

@@ -27,6 +27,23 @@ pub enum TaskError {
         #[source]
         source: ConnectError,
     },
+    /// A stage failed on a record and `errors.tolerance` did not allow skipping it.
+    #[error("Tolerance exceeded in error handler: stage {stage} with class '{class_name}' failed for {record}: {source}")]
+    Tolerance {
+        /// Kafka's stage name (`VALUE_CONVERTER`, `TRANSFORMATION`, ...).
+        stage: &'static str,
+        /// The Java class executing the stage.
+        class_name: String,
+        /// The record: `topic 't' partition 0 offset 42`, or a source record's topic and source
+        /// partition and offset.
+        record: String,
+        /// The stage's error.
+        #[source]
+        source: ConnectError,
+    },
+    /// The dead letter queue did not take a record.
+    #[error("Could not produce message to dead letter queue: {0}")]
+    DeadLetterQueue(#[source] TopicError),
     /// A transform failed on a record; `record` says which.
     #[error("Transformation failed for {record}: {source}")]
     Transform {
@@ -48,9 +65,11 @@ impl TaskError {
     /// Whether the failure is transient (a restart may succeed).
     pub fn is_retriable(&self) -> bool {
         match self {
-            Self::Connect { source, .. } | Self::Conversion { source, .. } => source.is_retriable(),
+            Self::Connect { source, .. }
+            | Self::Conversion { source, .. }
+            | Self::Tolerance { source, .. } => source.is_retriable(),
+            Self::Topic(e) | Self::DeadLetterQueue(e) => e.is_retriable(),
             Self::Transform { source, .. } => source.source.is_retriable(),
-            Self::Topic(e) => e.is_retriable(),
             Self::Storage(_) => false,
         }
     }

@@ -2,14 +2,18 @@
 //! them cooperatively first, then by force after `task.shutdown.graceful.timeout.ms`.
 
 pub mod activity;
+pub mod dead_letter;
 pub mod error;
+pub mod error_counters;
 pub mod record_converters;
+pub mod record_pipeline;
 pub mod settings;
 pub mod sink_task;
 pub mod source_task;
 pub mod submitted;
 pub mod task_factory;
 pub mod throughput;
+pub mod tolerance;
 pub mod transform_chain;
 
 use std::sync::Arc;
@@ -57,6 +61,8 @@ pub struct ConnectorSpec {
     pub header_converter: ConverterConfig,
     /// `errors.tolerance=all`.
     pub tolerate_errors: bool,
+    /// The `errors.*` settings (retries, tolerance, log, dead letter queue).
+    pub errors: tolerance::ErrorPolicy,
     /// The validated transforms and predicates, built anew for each task.
     pub transforms: Arc<crate::herder::transform_spec::TransformChainSpec>,
     /// What a sink reads (`topics` or `topics.regex`); unused for sources.
@@ -107,6 +113,8 @@ pub struct TaskReport {
     pub activity: Activity,
     /// Why it failed, if it did.
     pub error: Option<String>,
+    /// Its error counters.
+    pub errors: error_counters::ErrorCounts,
 }
 
 /// How the worker stopped.
@@ -333,6 +341,7 @@ impl Worker {
                 config: t.config.clone(),
                 activity: t.activity.get(),
                 error: t.activity.error(),
+                errors: t.activity.errors.snapshot(),
             })
             .collect();
         reports.sort_by_key(|r| r.id);
@@ -586,6 +595,7 @@ mod tests {
                 value_converter: string("StringConverter"),
                 header_converter: string("SimpleHeaderConverter"),
                 tolerate_errors: false,
+                errors: Default::default(),
                 transforms: Default::default(),
                 subscription: None,
                 producer_overrides: ConfigMap::new(),

@@ -7,17 +7,17 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{
-    ConfigMap, RecordContext, SinkRecord, SinkTask, SinkTaskContext, TopicPartition,
-};
+use connect_api::{ConfigMap, SinkTask, SinkTaskContext, TopicPartition};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
+use super::record_pipeline::sink_record;
 use super::settings::WorkerSettings;
 use super::throughput::record_bytes;
+use super::tolerance::ErrorHandler;
 use super::transform_chain::TransformationChain;
 use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer};
 
@@ -25,8 +25,6 @@ use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, 
 const MAX_POLL_RECORDS: usize = 4096;
 /// How long one consumer poll waits for data.
 const POLL_TIMEOUT: Duration = Duration::from_millis(200);
-/// Pause before redelivering a batch after a retriable `put` error.
-const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Everything one sink task needs to run.
 pub struct SinkTaskRunner {
@@ -48,8 +46,8 @@ pub struct SinkTaskRunner {
     pub settings: WorkerSettings,
     /// Activity cell for the idle watcher.
     pub activity: Arc<TaskActivity>,
-    /// `errors.tolerance=all`: skip records that fail conversion instead of failing.
-    pub tolerate_errors: bool,
+    /// Retries, tolerance, error reporters and counters.
+    pub errors: ErrorHandler,
 }
 
 impl SinkTaskRunner {
@@ -170,54 +168,28 @@ impl SinkTaskRunner {
         Ok(())
     }
 
-    /// Converts and puts one polled batch, redelivering it on retriable errors. Returns false
-    /// when cancelled before the batch was accepted.
+    /// Converts, transforms and puts one polled batch, each record under the error handler;
+    /// retriable `put` errors redeliver the batch after Kafka's backoff. Dead letter queue
+    /// records are durable before the batch counts as delivered. Returns false when cancelled
+    /// before the batch was accepted.
     async fn deliver(
         &mut self,
         polled: &[ConsumedRecord],
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<bool, TaskError> {
-        loop {
-            let mut batch = Vec::with_capacity(polled.len());
-            for r in polled {
-                let converted = match self.converters.from_topic(r) {
-                    Ok(rec) => rec,
-                    Err(e) if self.tolerate_errors => {
-                        warn!(
-                            error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
-                            "Skipping a record that failed conversion (errors.tolerance=all)."
-                        );
-                        continue;
-                    }
-                    Err(source) => {
-                        let record = format!(
-                            "topic '{}' partition {} offset {}",
-                            r.topic, r.partition, r.offset
-                        );
-                        return Err(TaskError::Conversion { record, source });
-                    }
-                };
-                let ctx = RecordContext::sink(converted.kafka_offset, converted.timestamp_type);
-                match self.transforms.apply(converted.record, &ctx) {
-                    Ok(Some(record)) => batch.push(SinkRecord {
-                        record,
-                        kafka_offset: converted.kafka_offset,
-                        timestamp_type: converted.timestamp_type,
-                    }),
-                    Ok(None) => {}
-                    Err(e) if self.tolerate_errors => warn!(
-                        error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
-                        "Skipping a record that failed a transform (errors.tolerance=all)."
-                    ),
-                    Err(e) => {
-                        let record = format!(
-                            "topic '{}' partition {} offset {}",
-                            r.topic, r.partition, r.offset
-                        );
-                        return Err(TaskError::Transform { record, source: e });
-                    }
-                }
+        let mut kept = Vec::with_capacity(polled.len());
+        let mut batch = Vec::with_capacity(polled.len());
+        for (i, r) in polled.iter().enumerate() {
+            if let Some(rec) =
+                sink_record(&mut self.errors, &self.converters, &mut self.transforms, r).await?
+            {
+                kept.push(i);
+                batch.push(rec);
             }
+        }
+        self.errors.flush().await?;
+        let mut attempt = 0u32;
+        loop {
             let count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
             match self.task.put(batch).await {
                 Ok(()) => {
@@ -229,10 +201,27 @@ impl SinkTaskRunner {
                     return Ok(true);
                 }
                 Err(e) if e.is_retriable() => {
-                    warn!(error = %e, "Retriable error in put; redelivering the batch.");
+                    attempt += 1;
+                    self.errors.counters().failure();
+                    let delay = self.errors.policy().backoff(attempt, Instant::now(), None);
+                    warn!(error = %e, attempt, "Retriable error in put; redelivering the batch.");
                     tokio::select! {
                         _ = cancel.cancelled() => return Ok(false),
-                        _ = tokio::time::sleep(RETRY_BACKOFF) => {}
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                    self.errors.counters().retry();
+                    batch = Vec::with_capacity(kept.len());
+                    for &i in &kept {
+                        if let Some(rec) = sink_record(
+                            &mut self.errors,
+                            &self.converters,
+                            &mut self.transforms,
+                            &polled[i],
+                        )
+                        .await?
+                        {
+                            batch.push(rec);
+                        }
                     }
                 }
                 Err(e) => return Err(TaskError::at("Task put")(e)),

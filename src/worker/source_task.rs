@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, RecordContext, SourceTask, SourceTaskContext};
+use connect_api::{ConfigMap, SourceTask, SourceTaskContext};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -15,9 +15,11 @@ use tracing::{debug, error, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::{split, RecordConverters};
+use super::record_pipeline::source_record as source_record_stages;
 use super::settings::WorkerSettings;
 use super::submitted::{BatchId, SubmittedRecords};
 use super::throughput::record_bytes;
+use super::tolerance::ErrorHandler;
 use super::transform_chain::TransformationChain;
 use crate::storage::{OffsetEntry, OffsetStore};
 use crate::topics::{TopicError, TopicProducer};
@@ -49,8 +51,8 @@ pub struct SourceTaskRunner {
     pub settings: WorkerSettings,
     /// Activity cell for the idle watcher.
     pub activity: Arc<TaskActivity>,
-    /// `errors.tolerance=all`: skip records that fail conversion instead of failing.
-    pub tolerate_errors: bool,
+    /// Retries, tolerance, error reporters and counters.
+    pub errors: ErrorHandler,
 }
 
 type Ack = (BatchId, Result<(), TopicError>);
@@ -137,41 +139,23 @@ impl SourceTaskRunner {
             let mut records = Vec::with_capacity(batch.len());
             for source_record in batch {
                 let (offset, record) = split(source_record);
-                let topic = record.topic.clone();
-                let record = match self.transforms.apply(record, &RecordContext::source()) {
-                    Ok(Some(r)) => r,
-                    Ok(None) => {
-                        // Dropped by a transform: its offset still advances.
-                        offsets.push(offset);
-                        continue;
-                    }
-                    Err(e) if self.tolerate_errors => {
-                        warn!(error = %e, record = %describe(&topic, &offset), "Skipping a record that failed a transform (errors.tolerance=all).");
-                        offsets.push(offset);
-                        continue;
-                    }
-                    Err(e) => {
-                        return Err(TaskError::Transform {
-                            record: describe(&topic, &offset),
-                            source: e,
-                        });
-                    }
-                };
-                match self.converters.to_topic(&record) {
-                    Ok(r) => {
-                        offsets.push(offset);
-                        records.push(r);
-                    }
-                    Err(e) if self.tolerate_errors => {
-                        warn!(error = %e, record = %describe(&record.topic, &offset), "Skipping a record that failed conversion (errors.tolerance=all).");
-                        offsets.push(offset);
-                    }
-                    Err(source) => {
-                        let record = describe(&record.topic, &offset);
-                        return Err(TaskError::Conversion { record, source });
-                    }
+                // A record dropped by a transform, or skipped after an error, still advances
+                // its source offset (it is submitted with its batch).
+                if let Some(r) = source_record_stages(
+                    &mut self.errors,
+                    &self.converters,
+                    &mut self.transforms,
+                    record,
+                    &offset,
+                )
+                .await?
+                {
+                    records.push(r);
                 }
+                offsets.push(offset);
             }
+            // Dead-lettered records are durable before their offsets can be committed.
+            self.errors.flush().await?;
             if records.is_empty() {
                 // Every record was dropped or skipped: their offsets are committable at once.
                 if !offsets.is_empty() {
@@ -283,16 +267,6 @@ struct LoopState {
     stored: u64,
     ack_tx: mpsc::UnboundedSender<Ack>,
     ack_rx: mpsc::UnboundedReceiver<Ack>,
-}
-
-/// `topic 't', source partition {...}, source offset {...}`: which source record failed.
-fn describe(topic: &str, (partition, offset): &OffsetEntry) -> String {
-    let json = |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
-    let offset = offset.as_ref().map_or_else(|| "null".to_owned(), json);
-    format!(
-        "topic '{topic}', source partition {}, source offset {offset}",
-        json(partition)
-    )
 }
 
 fn apply(submitted: &mut SubmittedRecords, (id, result): Ack) -> Result<(), TaskError> {

@@ -13,9 +13,11 @@ use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
 use super::activity::TaskActivity;
+use super::dead_letter::DeadLetterQueue;
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
+use super::tolerance::{ConverterClasses, ErrorHandler};
 use super::{sink_task, source_task, ConnectorSpec};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::OffsetStore;
@@ -74,6 +76,48 @@ impl TaskFactory {
         Ok(RecordConverters { key, value, header })
     }
 
+    /// The error handler of task `task`: the connector's `errors.*` policy, its dead letter
+    /// queue (when configured) and the task's counters.
+    fn error_handler(
+        &self,
+        task: u32,
+        cancel: &CancellationToken,
+        activity: &TaskActivity,
+    ) -> Result<ErrorHandler, ConnectError> {
+        let spec = &self.spec;
+        let dlq = match &spec.errors.dlq {
+            Some(settings) => Some(
+                DeadLetterQueue::open(
+                    settings.clone(),
+                    self.topics.as_ref(),
+                    &spec.name,
+                    task,
+                    &spec.producer_overrides,
+                )
+                .map_err(|e| {
+                    ConnectError::Other(format!(
+                        "Could not initialize dead letter queue with topic={}: {e}",
+                        settings.topic
+                    ))
+                })?,
+            ),
+            None => None,
+        };
+        let class = |c: &super::ConverterConfig| self.plugins.converter_class_name(&c.class);
+        Ok(ErrorHandler::new(
+            spec.errors.clone(),
+            format!("{}-{task}", spec.name),
+            activity.errors.clone(),
+            dlq,
+            ConverterClasses {
+                key: class(&spec.key_converter),
+                value: class(&spec.value_converter),
+                header: class(&spec.header_converter),
+            },
+            cancel.clone(),
+        ))
+    }
+
     /// Builds task `i`'s run with a new task instance, converters and client.
     ///
     /// # Errors
@@ -97,6 +141,7 @@ impl TaskFactory {
         let client_error = |e: crate::topics::TopicError| ConnectError::Other(e.to_string());
         let converters = self.converters()?;
         let transforms = spec.transforms.build()?;
+        let errors = self.error_handler(task, &cancel, &activity)?;
         Ok(match &spec.plugin {
             ConnectorPlugin::Source(p) => Box::pin(
                 source_task::SourceTaskRunner {
@@ -121,7 +166,7 @@ impl TaskFactory {
                     offsets: self.offsets.clone(),
                     settings: self.settings.clone(),
                     activity,
-                    tolerate_errors: spec.tolerate_errors,
+                    errors,
                 }
                 .run(),
             ),
@@ -152,7 +197,7 @@ impl TaskFactory {
                         subscription,
                         settings: self.settings.clone(),
                         activity,
-                        tolerate_errors: spec.tolerate_errors,
+                        errors,
                     }
                     .run(),
                 )

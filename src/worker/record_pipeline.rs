@@ -1,0 +1,206 @@
+//! One record through the stages of a task loop, each under the error handler
+//! ([`ErrorHandler`]): sink records are converted (key, value, headers) and then transformed;
+//! source records are transformed and then converted (headers, key, value), as Kafka Connect
+//! does. `Ok(None)`: the record was dropped by a transform or skipped after an error.
+
+use connect_api::{ConnectRecord, Headers, RecordContext, SinkRecord, TimestampType};
+
+use super::error::TaskError;
+use super::record_converters::RecordConverters;
+use super::tolerance::{ErrorHandler, Origin, Stage};
+use super::transform_chain::TransformationChain;
+use crate::storage::OffsetEntry;
+use crate::topics::{ConsumedRecord, ProducerRecord};
+
+/// Runs every transform stage on `record`, each under the handler.
+async fn transform(
+    handler: &mut ErrorHandler,
+    chain: &mut TransformationChain,
+    record: ConnectRecord,
+    ctx: &RecordContext,
+    origin: &Origin<'_>,
+) -> Result<Option<ConnectRecord>, TaskError> {
+    let retries = handler.policy().retry_timeout != Some(std::time::Duration::ZERO);
+    let mut current = record;
+    for stage in chain.stages_mut() {
+        let class = stage.class_name;
+        let mut input = Some(current);
+        let out = handler
+            .execute(Stage::Transformation, class, origin, || {
+                let r = if retries { input.clone() } else { input.take() };
+                match r {
+                    Some(r) => stage.apply(r, ctx),
+                    None => Ok(None),
+                }
+            })
+            .await?;
+        match out.flatten() {
+            Some(next) => current = next,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(current))
+}
+
+/// A consumed record converted (key, value, headers) and transformed, for `put`.
+///
+/// # Errors
+/// A failure that `errors.tolerance` does not allow skipping.
+pub async fn sink_record(
+    handler: &mut ErrorHandler,
+    converters: &RecordConverters,
+    chain: &mut TransformationChain,
+    r: &ConsumedRecord,
+) -> Result<Option<SinkRecord>, TaskError> {
+    let origin = Origin::Consumed(r);
+    let topic = r.topic.as_str();
+    let empty = Headers::new();
+    let classes = handler.classes.clone();
+    let Some(key) = handler
+        .execute(Stage::KeyConverter, &classes.key, &origin, || {
+            converters.key.to_connect(topic, &empty, r.key.as_deref())
+        })
+        .await?
+    else {
+        return Ok(None);
+    };
+    let Some(value) = handler
+        .execute(Stage::ValueConverter, &classes.value, &origin, || {
+            converters
+                .value
+                .to_connect(topic, &empty, r.value.as_deref())
+        })
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut headers = Headers::new();
+    for (k, v) in &r.headers {
+        let Some(sv) = handler
+            .execute(Stage::HeaderConverter, &classes.header, &origin, || {
+                converters.header.to_connect_header(topic, k, v.as_deref())
+            })
+            .await?
+        else {
+            return Ok(None);
+        };
+        headers.add(k.clone(), sv.schema, sv.value);
+    }
+    let record = ConnectRecord {
+        topic: r.topic.clone(),
+        kafka_partition: Some(r.partition),
+        key_schema: key.schema,
+        key: key.value,
+        value_schema: value.schema,
+        value: value.value,
+        timestamp: Some(r.timestamp),
+        headers,
+    };
+    let timestamp_type = TimestampType::CreateTime;
+    let record = if chain.is_empty() {
+        record
+    } else {
+        let ctx = RecordContext::sink(r.offset, timestamp_type);
+        match transform(handler, chain, record, &ctx, &origin).await? {
+            Some(record) => record,
+            None => return Ok(None),
+        }
+    };
+    Ok(Some(SinkRecord {
+        record,
+        kafka_offset: r.offset,
+        timestamp_type,
+    }))
+}
+
+/// A source record transformed and converted (headers, key, value), for the producer.
+///
+/// # Errors
+/// A failure that `errors.tolerance` does not allow skipping.
+pub async fn source_record(
+    handler: &mut ErrorHandler,
+    converters: &RecordConverters,
+    chain: &mut TransformationChain,
+    record: ConnectRecord,
+    offset: &OffsetEntry,
+) -> Result<Option<ProducerRecord>, TaskError> {
+    // The record as the task returned it, for the reports (the dead letter queue writes it).
+    let keep_original = !chain.is_empty()
+        && (handler.policy().dlq.is_some() || handler.policy().log_include_messages);
+    let original = if keep_original {
+        record.clone()
+    } else {
+        ConnectRecord {
+            topic: record.topic.clone(),
+            ..ConnectRecord::default()
+        }
+    };
+    let record = if chain.is_empty() {
+        record
+    } else {
+        let origin = Origin::Source {
+            record: &original,
+            offset,
+            converters,
+        };
+        match transform(handler, chain, record, &RecordContext::source(), &origin).await? {
+            Some(r) => r,
+            None => return Ok(None),
+        }
+    };
+    let origin = Origin::Source {
+        record: if keep_original { &original } else { &record },
+        offset,
+        converters,
+    };
+    let classes = handler.classes.clone();
+    let topic = record.topic.as_str();
+    let mut headers = Vec::with_capacity(record.headers.0.len());
+    for h in record.headers.iter() {
+        let Some(bytes) = handler
+            .execute(Stage::HeaderConverter, &classes.header, &origin, || {
+                converters
+                    .header
+                    .from_connect_header(topic, &h.key, h.schema.as_ref(), &h.value)
+            })
+            .await?
+        else {
+            return Ok(None);
+        };
+        headers.push((h.key.clone(), bytes));
+    }
+    let Some(key) = handler
+        .execute(Stage::KeyConverter, &classes.key, &origin, || {
+            converters.key.from_connect(
+                topic,
+                &record.headers,
+                record.key_schema.as_ref(),
+                &record.key,
+            )
+        })
+        .await?
+    else {
+        return Ok(None);
+    };
+    let Some(value) = handler
+        .execute(Stage::ValueConverter, &classes.value, &origin, || {
+            converters.value.from_connect(
+                topic,
+                &record.headers,
+                record.value_schema.as_ref(),
+                &record.value,
+            )
+        })
+        .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(ProducerRecord {
+        topic: record.topic.clone(),
+        partition: record.kafka_partition,
+        key,
+        value,
+        timestamp: record.timestamp,
+        headers,
+    }))
+}
