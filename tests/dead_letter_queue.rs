@@ -326,7 +326,6 @@ fn embedded_sink_with_tolerance_none_fails_naming_the_record() {
 }
 
 #[test]
-#[ignore = "needs Cast$Value (issue 8 item 2)"]
 fn embedded_source_dead_letters_records_its_transform_refuses() {
     source_dead_letters_what_its_transform_refuses(&Env::new(None));
 }
@@ -344,7 +343,6 @@ fn kafka_sink_with_tolerance_none_fails_naming_the_record() {
 }
 
 #[test]
-#[ignore = "needs Cast$Value (issue 8 item 2)"]
 fn kafka_source_dead_letters_records_its_transform_refuses() {
     let b = broker();
     source_dead_letters_what_its_transform_refuses(&Env::new(Some(&b)));

@@ -152,10 +152,6 @@ pub fn connector_spec(
         key_converter,
         value_converter,
         header_converter,
-        tolerate_errors: config
-            .values()
-            .string("errors.tolerance")
-            .is_some_and(|t| t.eq_ignore_ascii_case("all")),
         errors: crate::worker::tolerance::ErrorPolicy::from_config(&config, kind),
         subscription,
         transforms: Arc::new(transforms),

@@ -115,6 +115,11 @@ impl Checker<'_> {
         }
         if let Err(e) = configure() {
             match e {
+                // A problem of the whole configuration (`No field insertion configured`) is
+                // reported on the alias's `type` key.
+                ConnectError::Config { key, message } if key.is_empty() => {
+                    self.problem(&format!("{prefix}type"), message);
+                }
                 ConnectError::Config { key, message } => {
                     let full = format!("{prefix}{key}");
                     let message = with_full_key(&message, &key, prefix);
@@ -295,12 +300,13 @@ mod tests {
     fn problems_name_the_full_key() {
         let plugins = PluginRegistry::builtin();
         let (_, problems, _) = TransformChainSpec::validate(
-            &raw("transforms=x\n\
+            &raw("transforms=x,y\n\
                   transforms.x.type=com.example.Nope\n\
                   predicates=p,q\n\
                   predicates.p.type=HasHeaderKey\n\
                   predicates.q.type=TopicNameMatches\n\
-                  predicates.q.pattern=("),
+                  predicates.q.pattern=(\n\
+                  transforms.y.type=org.apache.kafka.connect.transforms.InsertField$Value"),
             &plugins,
         );
         let keys: Vec<_> = problems.iter().filter_map(|p| p.key.clone()).collect();

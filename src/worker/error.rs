@@ -17,16 +17,6 @@ pub enum TaskError {
         #[source]
         source: ConnectError,
     },
-    /// A record could not be converted; `record` says which (topic and partition/offset).
-    #[error("Record conversion failed for {record}: {source}")]
-    Conversion {
-        /// The record: `topic 't' partition 0 offset 42`, or for a source record its topic and
-        /// source partition and offset.
-        record: String,
-        /// The converter's error.
-        #[source]
-        source: ConnectError,
-    },
     /// A stage failed on a record and `errors.tolerance` did not allow skipping it.
     #[error("Tolerance exceeded in error handler: stage {stage} with class '{class_name}' failed for {record}: {source}")]
     Tolerance {
@@ -44,15 +34,6 @@ pub enum TaskError {
     /// The dead letter queue did not take a record.
     #[error("Could not produce message to dead letter queue: {0}")]
     DeadLetterQueue(#[source] TopicError),
-    /// A transform failed on a record; `record` says which.
-    #[error("Transformation failed for {record}: {source}")]
-    Transform {
-        /// The record, as for [`TaskError::Conversion`].
-        record: String,
-        /// The failing transform and its error.
-        #[source]
-        source: super::transform_chain::TransformError,
-    },
     /// The topic layer failed.
     #[error("Topic access failed: {0}")]
     Topic(#[from] TopicError),
@@ -65,11 +46,8 @@ impl TaskError {
     /// Whether the failure is transient (a restart may succeed).
     pub fn is_retriable(&self) -> bool {
         match self {
-            Self::Connect { source, .. }
-            | Self::Conversion { source, .. }
-            | Self::Tolerance { source, .. } => source.is_retriable(),
+            Self::Connect { source, .. } | Self::Tolerance { source, .. } => source.is_retriable(),
             Self::Topic(e) | Self::DeadLetterQueue(e) => e.is_retriable(),
-            Self::Transform { source, .. } => source.source.is_retriable(),
             Self::Storage(_) => false,
         }
     }

@@ -59,8 +59,6 @@ pub struct ConnectorSpec {
     pub value_converter: ConverterConfig,
     /// Header converter.
     pub header_converter: ConverterConfig,
-    /// `errors.tolerance=all`.
-    pub tolerate_errors: bool,
     /// The `errors.*` settings (retries, tolerance, log, dead letter queue).
     pub errors: tolerance::ErrorPolicy,
     /// The validated transforms and predicates, built anew for each task.
@@ -594,7 +592,6 @@ mod tests {
                 key_converter: string("StringConverter"),
                 value_converter: string("StringConverter"),
                 header_converter: string("SimpleHeaderConverter"),
-                tolerate_errors: false,
                 errors: Default::default(),
                 transforms: Default::default(),
                 subscription: None,
