@@ -314,8 +314,8 @@ pub struct ErrorHandler {
     dlq: Option<DeadLetterQueue>,
     /// Dead letter queue sends not yet known durable.
     pending: Vec<Delivery>,
-    /// The converters' class names.
-    pub classes: ConverterClasses,
+    /// The converters' class names (shared: the record stages clone it per record).
+    pub classes: Arc<ConverterClasses>,
     cancel: CancellationToken,
 }
 
@@ -335,7 +335,7 @@ impl ErrorHandler {
             counters,
             dlq,
             pending: Vec::new(),
-            classes,
+            classes: Arc::new(classes),
             cancel,
         }
     }
