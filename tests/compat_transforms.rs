@@ -528,7 +528,8 @@ fn transforms_match_kafka_connect() {
         report,
         "# Transform differential: connect-rs {} vs Apache Kafka Connect {} ({})\n\
          cases: {}{}; differences: {} ({} unexplained); allow-list entries: {} ({} stale)\n\
-         corpus: {}\njava results: {}\nallow-list: {}\n",
+         corpus: {}\njava results: {}\nevery difference: transforms-differences.jsonl\n\
+         allow-list: {}\n",
         env!("CARGO_PKG_VERSION"),
         oracle.version,
         oracle.java_version,
@@ -616,6 +617,17 @@ fn transforms_match_kafka_connect() {
             );
         }
     }
+    let all: String = differences
+        .iter()
+        .map(|(d, a)| {
+            json!({"case": d.case, "class": d.class, "field": d.field, "kafka": d.kafka,
+                   "ours": d.ours, "allowed": a.map(|i| allowed[i].reason.clone())})
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(work.join("transforms-differences.jsonl"), all)
+        .expect("write the differences");
     let report_path = work.join("transforms-report.txt");
     std::fs::write(&report_path, &report).expect("write the report");
     eprintln!("{}", report.lines().take(3).collect::<Vec<_>>().join("\n"));

@@ -19,7 +19,8 @@
 //   "dropped":true                                  apply() returned null
 //   "record":{"topic","partition","timestamp","key","value","headers":[[k,TEXT|null],…]}
 //                                                   key/value/header values as the JsonConverter
-//                                                   text (schemas enabled) or null
+//                                                   text (schemas enabled) or null, or
+//                                                   "(cannot serialize: MESSAGE)"
 //   "test":true|false                               a predicate's answer
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -124,13 +125,13 @@ public class TransformOracle {
         else r.put("partition", out.kafkaPartition().intValue());
         if (out.timestamp() == null) r.putNull("timestamp");
         else r.put("timestamp", out.timestamp().longValue());
-        r.set("key", text(conv.fromConnectData(out.topic(), out.keySchema(), out.key())));
-        r.set("value", text(conv.fromConnectData(out.topic(), out.valueSchema(), out.value())));
+        r.set("key", write(conv, out.topic(), null, out.keySchema(), out.key()));
+        r.set("value", write(conv, out.topic(), null, out.valueSchema(), out.value()));
         ArrayNode hs = r.putArray("headers");
         for (Header h : out.headers()) {
             ArrayNode pair = hs.addArray();
             pair.add(h.key());
-            pair.add(text(conv.fromConnectHeader(out.topic(), h.key(), h.schema(), h.value())));
+            pair.add(write(conv, out.topic(), h.key(), h.schema(), h.value()));
         }
     }
 
@@ -162,6 +163,17 @@ public class TransformOracle {
 
     private static SchemaAndValue read(JsonConverter conv, String topic, JsonNode env) throws Exception {
         return conv.toConnectData(topic, bytes(env));
+    }
+
+    /** The converter's text, or "(cannot serialize: MESSAGE)" when the result does not convert. */
+    private static JsonNode write(JsonConverter conv, String topic, String header,
+                                  org.apache.kafka.connect.data.Schema schema, Object value) {
+        try {
+            return text(header == null ? conv.fromConnectData(topic, schema, value)
+                                       : conv.fromConnectHeader(topic, header, schema, value));
+        } catch (Exception e) {
+            return MAPPER.getNodeFactory().textNode("(cannot serialize: " + e.getMessage() + ")");
+        }
     }
 
     private static JsonNode text(byte[] data) {
