@@ -1,5 +1,5 @@
 //! Connector keys that Kafka Connect honours and connect-rs does not implement yet, and that
-//! would change what data is written: transforms, predicates and the sink dead letter queue.
+//! would change what data is written: the sink dead letter queue.
 //! They are refused (file, line and key named), never accepted and skipped.
 
 use super::connector::ConnectorKind;
@@ -14,30 +14,15 @@ struct Unsupported {
     consequence: &'static str,
 }
 
-const FAMILIES: &[Unsupported] = &[
-    Unsupported {
-        applies: |key, value, _| {
-            (key == "transforms" && !value.trim().is_empty()) || key.starts_with("transforms.")
-        },
-        consequence: "single message transforms are not applied yet, so records would be \
-                      written untransformed",
+const FAMILIES: &[Unsupported] = &[Unsupported {
+    applies: |key, value, kind| {
+        kind == ConnectorKind::Sink
+            && key.starts_with("errors.deadletterqueue.")
+            && !is_dlq_default(key, value)
     },
-    Unsupported {
-        applies: |key, value, _| {
-            (key == "predicates" && !value.trim().is_empty()) || key.starts_with("predicates.")
-        },
-        consequence: "predicates (which decide where transforms apply) are not implemented yet",
-    },
-    Unsupported {
-        applies: |key, value, kind| {
-            kind == ConnectorKind::Sink
-                && key.starts_with("errors.deadletterqueue.")
-                && !is_dlq_default(key, value)
-        },
-        consequence: "the dead letter queue is not implemented yet, so failed records would \
+    consequence: "the dead letter queue is not implemented yet, so failed records would \
                       not be written to it",
-    },
-];
+}];
 
 /// Whether `value` is Kafka's default for a dead letter queue key (i.e. asks for nothing).
 fn is_dlq_default(key: &str, value: &str) -> bool {
@@ -82,13 +67,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn transforms_predicates_and_dlq_are_refused_defaults_are_not() {
+    fn the_dlq_is_refused_defaults_and_transforms_are_not() {
         let sink = ConnectorKind::Sink;
-        assert!(unsupported_message("transforms", "route", sink).is_some());
-        assert!(unsupported_message("transforms", " ", sink).is_none());
-        assert!(unsupported_message("transforms.route.type", "X", sink).is_some());
-        assert!(unsupported_message("predicates", "p", sink).is_some());
-        assert!(unsupported_message("predicates.p.type", "X", sink).is_some());
+        assert!(unsupported_message("transforms", "route", sink).is_none());
+        assert!(unsupported_message("predicates.p.type", "X", sink).is_none());
         assert!(unsupported_message("errors.deadletterqueue.topic.name", "dlq", sink).is_some());
         assert!(unsupported_message("errors.deadletterqueue.topic.name", "", sink).is_none());
         assert!(unsupported_message(
@@ -109,7 +91,11 @@ mod tests {
         )
         .is_none());
         assert!(unsupported_message("topics", "a", sink).is_none());
-        let m = unsupported_message("transforms", "route", sink).unwrap_or_default();
-        assert!(m.starts_with("'transforms' is not supported yet"), "{m}");
+        let m = unsupported_message("errors.deadletterqueue.topic.name", "dlq", sink)
+            .unwrap_or_default();
+        assert!(
+            m.starts_with("'errors.deadletterqueue.topic.name' is not supported yet"),
+            "{m}"
+        );
     }
 }

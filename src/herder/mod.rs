@@ -6,6 +6,7 @@ pub mod entities;
 pub mod offsets;
 pub mod spec;
 pub mod standalone;
+pub mod transform_spec;
 
 use connect_api::ConfigMap;
 use tokio::sync::{mpsc, oneshot};

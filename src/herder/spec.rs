@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use tracing::warn;
 
+use super::transform_spec::TransformChainSpec;
 use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
 use crate::topics::topic_creation::TopicCreation;
@@ -41,6 +42,15 @@ impl SpecError {
     }
 }
 
+/// Logs the warnings and wraps every problem into one configuration error.
+fn invalid(
+    problems: Vec<config::ConfigProblem>,
+    warnings: Vec<config::ConfigWarning>,
+) -> SpecError {
+    config::log_warnings(&warnings);
+    SpecError::Config(config::ConfigError::Invalid { problems, warnings })
+}
+
 /// Resolves and validates one connector's configuration (from a file or a REST request).
 ///
 /// # Errors
@@ -68,10 +78,29 @@ pub fn connector_spec(
         .as_ref()
         .map(ConnectorPlugin::config_def)
         .unwrap_or_default();
-    let config = ConnectorConfig::validate(raw, kind, &plugin_def)
-        .inspect_err(|e| config::log_warnings(e.warnings()))
-        .map_err(SpecError::Config)?;
+    let (transforms, chain_problems, chain_warnings) = TransformChainSpec::validate(raw, plugins);
+    let config = match ConnectorConfig::validate(raw, kind, &plugin_def) {
+        Ok(config) if chain_problems.is_empty() => config,
+        Ok(config) => {
+            let mut warnings = config.warnings().to_vec();
+            warnings.extend(chain_warnings);
+            return Err(invalid(chain_problems, warnings));
+        }
+        Err(config::ConfigError::Invalid {
+            mut problems,
+            mut warnings,
+        }) => {
+            problems.extend(chain_problems);
+            warnings.extend(chain_warnings);
+            return Err(invalid(problems, warnings));
+        }
+        Err(other) => {
+            config::log_warnings(other.warnings());
+            return Err(SpecError::Config(other));
+        }
+    };
     config::log_warnings(config.warnings());
+    config::log_warnings(&chain_warnings);
     let Some(plugin) = plugin else {
         // validate() reports the missing connector.class; this is unreachable in practice.
         return Err(SpecError::Other(format!(
@@ -133,6 +162,7 @@ pub fn connector_spec(
             .string("errors.tolerance")
             .is_some_and(|t| t.eq_ignore_ascii_case("all")),
         subscription,
+        transforms: Arc::new(transforms),
         topic_creation: match kind {
             ConnectorKind::Source if worker.topic_creation_enable() => {
                 TopicCreation::from_connector(&raw.to_map())

@@ -17,6 +17,7 @@ pub mod plugins;
 pub mod root;
 pub mod topics;
 pub mod validate;
+mod validate_transforms;
 
 #[cfg(test)]
 mod tests;

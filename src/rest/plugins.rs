@@ -38,7 +38,8 @@ async fn list_plugins(State(state): State<AppState>, query: QueryParams) -> Json
 }
 
 /// The plugins in Kafka Connect's order: sink connectors, source connectors, then (unless
-/// `connectors_only`) converters and header converters; each group sorted by class name. A
+/// `connectors_only`) converters, header converters, transforms and predicates; each group
+/// sorted by class name. A
 /// converter that also serves as a header converter is listed in both groups, as in Kafka.
 pub fn plugin_infos(plugins: &PluginRegistry, connectors_only: bool) -> Vec<PluginInfo> {
     let descs: Vec<_> = plugins.descriptors().collect();
@@ -65,6 +66,8 @@ pub fn plugin_infos(plugins: &PluginRegistry, connectors_only: bool) -> Vec<Plug
             d.kind == PluginKind::Converter && plugins.header_converter(d.class_name).is_ok()
         };
         out.extend(group(PluginKind::HeaderConverter, &also_header));
+        out.extend(group(PluginKind::Transformation, &none));
+        out.extend(group(PluginKind::Predicate, &none));
     }
     out
 }
@@ -97,7 +100,7 @@ mod tests {
     }
 
     #[test]
-    fn all_plugins_end_with_converters_then_header_converters() {
+    fn all_plugins_list_converters_header_converters_transforms_then_predicates() {
         let r = PluginRegistry::builtin();
         let infos = plugin_infos(&r, false);
         let kinds: Vec<_> = infos.iter().map(|p| p.kind).collect();
@@ -107,10 +110,16 @@ mod tests {
         assert!(kinds[first_converter..first_header]
             .iter()
             .all(|k| *k == "converter"));
-        assert!(kinds[first_header..]
+        let first_transform = kinds.iter().position(|k| *k == "transformation").unwrap();
+        let first_predicate = kinds.iter().position(|k| *k == "predicate").unwrap();
+        assert!(kinds[first_header..first_transform]
             .iter()
             .all(|k| *k == "header_converter"));
-        let headers: Vec<_> = infos[first_header..]
+        assert!(kinds[first_transform..first_predicate]
+            .iter()
+            .all(|k| *k == "transformation"));
+        assert!(kinds[first_predicate..].iter().all(|k| *k == "predicate"));
+        let headers: Vec<_> = infos[first_header..first_transform]
             .iter()
             .map(|p| p.class_name.as_str())
             .collect();

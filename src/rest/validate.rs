@@ -15,11 +15,13 @@ use serde_json::Value;
 
 use super::error::{JsonBody, PathParams, RestError};
 use super::plugins::plugin_infos;
+use super::validate_transforms::enriched_keys;
 use super::AppState;
 use crate::config::{
     connector_def, plugin_version_key, validate_connector, ConfigError, ConnectorKind, RawConfig,
     CONNECTOR_VERSION,
 };
+use crate::herder::transform_spec::TransformChainSpec;
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 
 /// The key that names the connector plugin in a connector configuration.
@@ -147,9 +149,9 @@ async fn validate_configs(
     validate_config(&state.plugins, &state.worker.converters, &plugin, &props).map(Json)
 }
 
-/// The configuration keys of the connector plugin called `plugin` (class name or alias): the
-/// plugin's own keys first, then the framework's source or sink connector keys it does not
-/// define itself.
+/// The configuration keys of the plugin called `plugin` (class name or alias): for a
+/// connector its own keys first, then the framework's source or sink connector keys it does not
+/// define itself; for a transform or predicate its own keys.
 ///
 /// # Errors
 /// 404 `Unknown plugin <p>.` when no connector plugin has that name.
@@ -157,6 +159,13 @@ pub fn plugin_config(
     plugins: &PluginRegistry,
     plugin: &str,
 ) -> Result<Vec<ConfigKeyInfo>, RestError> {
+    let own_keys = |def: ConfigDef| def.keys().iter().map(ConfigKeyInfo::from_key).collect();
+    if let Ok(t) = plugins.transformation(plugin) {
+        return Ok(own_keys((t.config_def)()));
+    }
+    if let Ok(p) = plugins.predicate(plugin) {
+        return Ok(own_keys((p.config_def)()));
+    }
     let connector = plugins
         .connector(plugin)
         .map_err(|_| RestError::not_found(format!("Unknown plugin {plugin}.")))?;
@@ -242,6 +251,16 @@ pub fn validate_config(
             }
         }
     }
+    let (_, chain_problems, _) = TransformChainSpec::validate(&raw, plugins);
+    for problem in chain_problems {
+        if let Some(key) = problem.key {
+            if given.get(key.as_str()) != Some(&None) {
+                errors.entry(key).or_default().push(problem.message);
+            }
+        }
+    }
+    let enriched = enriched_keys(plugins, given_value);
+    let is_defined = |k: &str| def.key(k).is_some() || enriched.iter().any(|e| e.info.name == k);
     for (key, value) in props {
         if value.is_none() {
             errors
@@ -263,12 +282,12 @@ pub fn validate_config(
     // (`transforms.<alias>.type`) that are missing from the request.
     let mut undefined: Vec<(String, Option<String>)> = props
         .iter()
-        .filter(|(k, _)| def.key(k).is_none())
+        .filter(|(k, _)| !is_defined(k))
         .cloned()
         .collect();
     let mut extra: Vec<&String> = errors
         .keys()
-        .filter(|k| def.key(k).is_none() && !given.contains_key(k.as_str()))
+        .filter(|k| !is_defined(k) && !given.contains_key(k.as_str()))
         .collect();
     extra.sort();
     undefined.extend(extra.into_iter().map(|k| (k.clone(), None)));
@@ -309,6 +328,35 @@ pub fn validate_config(
                 value,
                 recommended_values: versions.recommended(key.name, connector.desc().version),
                 errors: errors.remove(key.name).unwrap_or_default(),
+                visible: true,
+            }),
+        });
+    }
+    for key in enriched {
+        let name = key.info.name.clone();
+        if let Some(group) = &key.info.group {
+            if !groups.contains(group) {
+                groups.push(group.clone());
+            }
+        }
+        let value = match given.get(name.as_str()) {
+            Some(Some(raw)) => parse_value(&name, key.config_type, raw)
+                .ok()
+                .map(|v| value_text(&v)),
+            Some(None) => None,
+            None => key.default.and_then(|d| {
+                parse_value(&name, key.config_type, d)
+                    .ok()
+                    .map(|v| value_text(&v))
+            }),
+        };
+        configs.push(ConfigInfo {
+            definition: Some(key.info),
+            value: Some(ConfigValueInfo {
+                errors: errors.remove(&name).unwrap_or_default(),
+                name,
+                value,
+                recommended_values: key.recommended,
                 visible: true,
             }),
         });

@@ -27,6 +27,15 @@ pub enum TaskError {
         #[source]
         source: ConnectError,
     },
+    /// A transform failed on a record; `record` says which.
+    #[error("Transformation failed for {record}: {source}")]
+    Transform {
+        /// The record, as for [`TaskError::Conversion`].
+        record: String,
+        /// The failing transform and its error.
+        #[source]
+        source: super::transform_chain::TransformError,
+    },
     /// The topic layer failed.
     #[error("Topic access failed: {0}")]
     Topic(#[from] TopicError),
@@ -40,6 +49,7 @@ impl TaskError {
     pub fn is_retriable(&self) -> bool {
         match self {
             Self::Connect { source, .. } | Self::Conversion { source, .. } => source.is_retriable(),
+            Self::Transform { source, .. } => source.source.is_retriable(),
             Self::Topic(e) => e.is_retriable(),
             Self::Storage(_) => false,
         }

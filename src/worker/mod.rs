@@ -10,6 +10,7 @@ pub mod source_task;
 pub mod submitted;
 pub mod task_factory;
 pub mod throughput;
+pub mod transform_chain;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -56,6 +57,8 @@ pub struct ConnectorSpec {
     pub header_converter: ConverterConfig,
     /// `errors.tolerance=all`.
     pub tolerate_errors: bool,
+    /// The validated transforms and predicates, built anew for each task.
+    pub transforms: Arc<crate::herder::transform_spec::TransformChainSpec>,
     /// What a sink reads (`topics` or `topics.regex`); unused for sources.
     pub subscription: Option<Subscription>,
     /// `producer.override.*` (prefix removed).
@@ -583,6 +586,7 @@ mod tests {
                 value_converter: string("StringConverter"),
                 header_converter: string("SimpleHeaderConverter"),
                 tolerate_errors: false,
+                transforms: Default::default(),
                 subscription: None,
                 producer_overrides: ConfigMap::new(),
                 consumer_overrides: ConfigMap::new(),

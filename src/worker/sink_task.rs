@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, SinkTask, SinkTaskContext, TopicPartition};
+use connect_api::{
+    ConfigMap, RecordContext, SinkRecord, SinkTask, SinkTaskContext, TopicPartition,
+};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -16,6 +18,7 @@ use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
 use super::throughput::record_bytes;
+use super::transform_chain::TransformationChain;
 use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer};
 
 /// Records handed to one `put`, at most.
@@ -35,6 +38,8 @@ pub struct SinkTaskRunner {
     pub ctx: SinkTaskContext,
     /// Converters.
     pub converters: RecordConverters,
+    /// Transforms, applied after conversion.
+    pub transforms: TransformationChain,
     /// The group member reading the topics.
     pub consumer: Box<dyn TopicConsumer>,
     /// What to read.
@@ -175,18 +180,41 @@ impl SinkTaskRunner {
         loop {
             let mut batch = Vec::with_capacity(polled.len());
             for r in polled {
-                match self.converters.from_topic(r) {
-                    Ok(rec) => batch.push(rec),
-                    Err(e) if self.tolerate_errors => warn!(
-                        error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
-                        "Skipping a record that failed conversion (errors.tolerance=all)."
-                    ),
+                let converted = match self.converters.from_topic(r) {
+                    Ok(rec) => rec,
+                    Err(e) if self.tolerate_errors => {
+                        warn!(
+                            error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
+                            "Skipping a record that failed conversion (errors.tolerance=all)."
+                        );
+                        continue;
+                    }
                     Err(source) => {
                         let record = format!(
                             "topic '{}' partition {} offset {}",
                             r.topic, r.partition, r.offset
                         );
                         return Err(TaskError::Conversion { record, source });
+                    }
+                };
+                let ctx = RecordContext::sink(converted.kafka_offset, converted.timestamp_type);
+                match self.transforms.apply(converted.record, &ctx) {
+                    Ok(Some(record)) => batch.push(SinkRecord {
+                        record,
+                        kafka_offset: converted.kafka_offset,
+                        timestamp_type: converted.timestamp_type,
+                    }),
+                    Ok(None) => {}
+                    Err(e) if self.tolerate_errors => warn!(
+                        error = %e, topic = %r.topic, partition = r.partition, offset = r.offset,
+                        "Skipping a record that failed a transform (errors.tolerance=all)."
+                    ),
+                    Err(e) => {
+                        let record = format!(
+                            "topic '{}' partition {} offset {}",
+                            r.topic, r.partition, r.offset
+                        );
+                        return Err(TaskError::Transform { record, source: e });
                     }
                 }
             }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, SourceTask, SourceTaskContext};
+use connect_api::{ConfigMap, RecordContext, SourceTask, SourceTaskContext};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +18,7 @@ use super::record_converters::{split, RecordConverters};
 use super::settings::WorkerSettings;
 use super::submitted::{BatchId, SubmittedRecords};
 use super::throughput::record_bytes;
+use super::transform_chain::TransformationChain;
 use crate::storage::{OffsetEntry, OffsetStore};
 use crate::topics::{TopicError, TopicProducer};
 
@@ -38,6 +39,8 @@ pub struct SourceTaskRunner {
     pub ctx: SourceTaskContext,
     /// Converters.
     pub converters: RecordConverters,
+    /// Transforms, applied before conversion.
+    pub transforms: TransformationChain,
     /// Where records go.
     pub producer: Arc<dyn TopicProducer>,
     /// Where offsets go.
@@ -134,6 +137,26 @@ impl SourceTaskRunner {
             let mut records = Vec::with_capacity(batch.len());
             for source_record in batch {
                 let (offset, record) = split(source_record);
+                let topic = record.topic.clone();
+                let record = match self.transforms.apply(record, &RecordContext::source()) {
+                    Ok(Some(r)) => r,
+                    Ok(None) => {
+                        // Dropped by a transform: its offset still advances.
+                        offsets.push(offset);
+                        continue;
+                    }
+                    Err(e) if self.tolerate_errors => {
+                        warn!(error = %e, record = %describe(&topic, &offset), "Skipping a record that failed a transform (errors.tolerance=all).");
+                        offsets.push(offset);
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(TaskError::Transform {
+                            record: describe(&topic, &offset),
+                            source: e,
+                        });
+                    }
+                };
                 match self.converters.to_topic(&record) {
                     Ok(r) => {
                         offsets.push(offset);
@@ -141,6 +164,7 @@ impl SourceTaskRunner {
                     }
                     Err(e) if self.tolerate_errors => {
                         warn!(error = %e, record = %describe(&record.topic, &offset), "Skipping a record that failed conversion (errors.tolerance=all).");
+                        offsets.push(offset);
                     }
                     Err(source) => {
                         let record = describe(&record.topic, &offset);
@@ -149,6 +173,11 @@ impl SourceTaskRunner {
                 }
             }
             if records.is_empty() {
+                // Every record was dropped or skipped: their offsets are committable at once.
+                if !offsets.is_empty() {
+                    let id = state.submitted.submit(offsets);
+                    state.submitted.ack(id);
+                }
                 continue;
             }
             let bytes = records

@@ -96,6 +96,7 @@ impl TaskFactory {
         };
         let client_error = |e: crate::topics::TopicError| ConnectError::Other(e.to_string());
         let converters = self.converters()?;
+        let transforms = spec.transforms.build()?;
         Ok(match &spec.plugin {
             ConnectorPlugin::Source(p) => Box::pin(
                 source_task::SourceTaskRunner {
@@ -112,6 +113,7 @@ impl TaskFactory {
                         cancel,
                     },
                     converters,
+                    transforms,
                     producer: self
                         .topics
                         .producer(&client(&spec.producer_overrides))
@@ -142,6 +144,7 @@ impl TaskFactory {
                             cancel,
                         },
                         converters,
+                        transforms,
                         consumer: self
                             .topics
                             .consumer(&client(&spec.consumer_overrides), &group, i, self.members)

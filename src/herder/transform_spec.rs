@@ -1,0 +1,250 @@
+//! A connector's `transforms` and `predicates`: resolved against the plugin registry, each
+//! transform's and predicate's own keys validated (and a configured instance tried once) before
+//! any task runs, then built into a [`TransformationChain`] for each task.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use connect_api::{
+    ConfigDef, ConfigMap, ConnectError, Predicate, PredicatePlugin, TransformationPlugin,
+};
+
+use crate::config::{ConfigProblem, ConfigWarning, RawConfig};
+use crate::plugins::PluginRegistry;
+use crate::worker::transform_chain::{TransformStage, TransformationChain};
+
+/// One transform of the chain: its plugin, its own properties and its condition.
+#[derive(Debug, Clone)]
+struct StageSpec {
+    alias: String,
+    plugin: TransformationPlugin,
+    props: ConfigMap,
+    /// Predicate alias and `negate`.
+    predicate: Option<String>,
+    negate: bool,
+}
+
+/// The validated transforms and predicates of a connector.
+#[derive(Debug, Clone, Default)]
+pub struct TransformChainSpec {
+    stages: Vec<StageSpec>,
+    predicates: BTreeMap<String, (PredicatePlugin, ConfigMap)>,
+}
+
+/// The aliases listed in `key` (comma-separated, trimmed, empty entries skipped).
+fn aliases(raw: &RawConfig, key: &str) -> Vec<String> {
+    raw.get(key)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `raw`'s keys under `prefix`, with the prefix removed.
+fn sub_map(raw: &RawConfig, prefix: &str) -> ConfigMap {
+    raw.iter()
+        .filter_map(|(k, e)| {
+            k.strip_prefix(prefix)
+                .map(|s| (s.to_owned(), e.value.clone()))
+        })
+        .collect()
+}
+
+/// A message of a transform's own `ConfigDef` or `configure`, about its key `key`, rewritten to
+/// name the full key (`spec` → `transforms.cast.spec`) as Kafka Connect's enriched definition
+/// does.
+fn with_full_key(message: &str, key: &str, prefix: &str) -> String {
+    let full = format!("{prefix}{key}");
+    message
+        .replace(
+            &format!("for configuration {key}:"),
+            &format!("for configuration {full}:"),
+        )
+        .replace(&format!("\"{key}\""), &format!("\"{full}\""))
+}
+
+/// Collects the problems and warnings of one plugin's keys under `prefix`.
+struct Checker<'a> {
+    raw: &'a RawConfig,
+    problems: Vec<ConfigProblem>,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Checker<'_> {
+    fn problem(&mut self, key: &str, message: String) {
+        self.problems.push(ConfigProblem::for_key(
+            self.raw.origin_or_source(key),
+            key,
+            message,
+        ));
+    }
+
+    /// Parses `props` with `def` and tries `configure`; reports every problem under `prefix`.
+    fn check_plugin(
+        &mut self,
+        prefix: &str,
+        def: &ConfigDef,
+        props: &ConfigMap,
+        configure: impl FnOnce() -> Result<(), ConnectError>,
+    ) {
+        for (key, _) in props.iter() {
+            let reserved = prefix.starts_with("transforms.")
+                && matches!(key.as_str(), "type" | "predicate" | "negate");
+            if !reserved && key != "type" && def.key(key).is_none() {
+                let full = format!("{prefix}{key}");
+                let known: Vec<&str> = def.keys().iter().map(|k| k.name).collect();
+                let suggestion = crate::suggest::did_you_mean(key, known.iter().copied());
+                self.warnings.push(ConfigWarning {
+                    origin: self.raw.origin_or_source(&full),
+                    key: full.clone(),
+                    message: format!(
+                        "The configuration '{full}' was supplied but isn't a known config.{suggestion}"
+                    ),
+                });
+            }
+        }
+        if let Err(issues) = def.parse(props) {
+            for issue in issues {
+                let full = format!("{prefix}{}", issue.key);
+                let message = with_full_key(&issue.message, &issue.key, prefix);
+                self.problem(&full, message);
+            }
+            return;
+        }
+        if let Err(e) = configure() {
+            match e {
+                ConnectError::Config { key, message } => {
+                    let full = format!("{prefix}{key}");
+                    let message = with_full_key(&message, &key, prefix);
+                    self.problem(&full, message);
+                }
+                other => self.problem(&format!("{prefix}type"), other.to_string()),
+            }
+        }
+    }
+}
+
+impl TransformChainSpec {
+    /// Resolves and validates `transforms` and `predicates` of `raw`. Missing `type` keys,
+    /// duplicate aliases and `negate` without `predicate` are the connector configuration's
+    /// own checks and are not repeated here.
+    ///
+    /// # Errors
+    /// Every problem, located at its key's file and line, with the warnings found.
+    pub fn validate(
+        raw: &RawConfig,
+        plugins: &PluginRegistry,
+    ) -> (Self, Vec<ConfigProblem>, Vec<ConfigWarning>) {
+        let mut check = Checker {
+            raw,
+            problems: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut spec = Self::default();
+        for alias in aliases(raw, "predicates") {
+            let prefix = format!("predicates.{alias}.");
+            let type_key = format!("{prefix}type");
+            let Some(class) = raw.get(&type_key).map(str::trim).filter(|c| !c.is_empty()) else {
+                continue;
+            };
+            let plugin = match plugins.predicate(class) {
+                Ok(p) => p,
+                Err(e) => {
+                    check.problem(&type_key, unknown_class(class, &type_key, &e.to_string()));
+                    continue;
+                }
+            };
+            let props = sub_map(raw, &prefix);
+            check.check_plugin(&prefix, &(plugin.config_def)(), &props, || {
+                (plugin.new)().configure(&props)
+            });
+            spec.predicates.insert(alias, (plugin, props));
+        }
+        for alias in aliases(raw, "transforms") {
+            let prefix = format!("transforms.{alias}.");
+            let type_key = format!("{prefix}type");
+            let Some(class) = raw.get(&type_key).map(str::trim).filter(|c| !c.is_empty()) else {
+                continue;
+            };
+            let plugin = match plugins.transformation(class) {
+                Ok(p) => p,
+                Err(e) => {
+                    check.problem(&type_key, unknown_class(class, &type_key, &e.to_string()));
+                    continue;
+                }
+            };
+            let mut props = sub_map(raw, &prefix);
+            let predicate = props
+                .remove("predicate")
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty());
+            let negate = props
+                .remove("negate")
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case("true"));
+            props.remove("type");
+            check.check_plugin(&prefix, &(plugin.config_def)(), &props, || {
+                (plugin.new)().configure(&props)
+            });
+            spec.stages.push(StageSpec {
+                alias,
+                plugin,
+                props,
+                predicate,
+                negate,
+            });
+        }
+        (spec, check.problems, check.warnings)
+    }
+
+    /// Whether no transform is configured.
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+
+    /// New, configured instances of every transform and predicate, for one task.
+    ///
+    /// # Errors
+    /// A transform or predicate that refuses its configuration (already checked by
+    /// [`Self::validate`], so only a plugin that changed its mind).
+    pub fn build(&self) -> Result<TransformationChain, ConnectError> {
+        let mut predicates: BTreeMap<&str, Arc<dyn Predicate>> = BTreeMap::new();
+        for (alias, (plugin, props)) in &self.predicates {
+            let mut p = (plugin.new)();
+            p.configure(props)?;
+            predicates.insert(alias, Arc::from(p));
+        }
+        let mut stages = Vec::with_capacity(self.stages.len());
+        for s in &self.stages {
+            let mut transform = (s.plugin.new)();
+            transform.configure(&s.props)?;
+            let predicate = match &s.predicate {
+                Some(alias) => Some((
+                    alias.clone(),
+                    predicates.get(alias.as_str()).cloned().ok_or_else(|| {
+                        ConnectError::config(
+                            format!("transforms.{}.predicate", s.alias),
+                            format!("There is no predicate with alias '{alias}' in 'predicates'"),
+                        )
+                    })?,
+                )),
+                None => None,
+            };
+            stages.push(TransformStage {
+                alias: s.alias.clone(),
+                class_name: s.plugin.class_name,
+                transform,
+                predicate,
+                negate: s.negate,
+            });
+        }
+        Ok(TransformationChain::new(stages))
+    }
+}
+
+/// Kafka's message for a class that cannot be found, followed by connect-rs's list of what
+/// exists and a close name.
+fn unknown_class(class: &str, key: &str, registry_error: &str) -> String {
+    format!("Invalid value {class} for configuration {key}: Class {class} could not be found. {registry_error}")
+}

@@ -1,0 +1,172 @@
+//! The keys that `transforms` and `predicates` add to a connector's configuration for
+//! `config/validate`, as Kafka Connect's `ConnectorConfig.enrich` defines them: per alias a
+//! `<prefix>type` key (group `Transforms: <alias>` / `Predicates: <alias>`, order 0), then the
+//! plugin's own keys (and, for transforms, `predicate` and `negate`) under the prefix, in
+//! `ConfigDef.sortedConfigs` order (required first, then by importance, then by name).
+
+use connect_api::config_def::Default as KeyDefault;
+use connect_api::{ConfigDef, ConfigKey, ConfigType, Importance, Width};
+
+use super::validate::ConfigKeyInfo;
+use crate::plugins::PluginRegistry;
+
+/// One enriched key: its definition as REST shows it, how to parse its value, and the values
+/// to recommend.
+pub(super) struct EnrichedKey {
+    /// The definition.
+    pub info: ConfigKeyInfo,
+    /// The type, for parsing the given value.
+    pub config_type: ConfigType,
+    /// The default, as text, when there is one.
+    pub default: Option<&'static str>,
+    /// Recommended values (the plugin classes for a `type` key).
+    pub recommended: Vec<String>,
+}
+
+/// Which alias family.
+#[derive(Clone, Copy)]
+enum Family {
+    Transforms,
+    Predicates,
+}
+
+impl Family {
+    fn list_key(self) -> &'static str {
+        match self {
+            Self::Transforms => "transforms",
+            Self::Predicates => "predicates",
+        }
+    }
+
+    fn group(self) -> &'static str {
+        match self {
+            Self::Transforms => "Transforms",
+            Self::Predicates => "Predicates",
+        }
+    }
+
+    fn kind(self) -> &'static str {
+        match self {
+            Self::Transforms => "Transformation",
+            Self::Predicates => "Predicate",
+        }
+    }
+}
+
+/// The implicit keys of every transform stage.
+fn stage_def() -> ConfigDef {
+    ConfigDef::new()
+        .define(ConfigKey::new(
+            "predicate",
+            ConfigType::String,
+            KeyDefault::Null,
+            Importance::Medium,
+            "The alias of a predicate used to decide whether to apply this transformation.",
+        ))
+        .define(ConfigKey::new(
+            "negate",
+            ConfigType::Boolean,
+            KeyDefault::Value("false"),
+            Importance::Medium,
+            "Whether the predicate's result is negated.",
+        ))
+}
+
+fn importance_rank(i: Importance) -> u8 {
+    match i {
+        Importance::High => 0,
+        Importance::Medium => 1,
+        Importance::Low => 2,
+    }
+}
+
+/// The enriched keys for the aliases given in `given("transforms")` / `given("predicates")`.
+pub(super) fn enriched_keys<'a>(
+    plugins: &PluginRegistry,
+    given: impl Fn(&str) -> Option<&'a str>,
+) -> Vec<EnrichedKey> {
+    let mut out = Vec::new();
+    for family in [Family::Transforms, Family::Predicates] {
+        let mut seen: Vec<&str> = Vec::new();
+        let aliases = given(family.list_key()).unwrap_or_default();
+        for alias in aliases.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+            if seen.contains(&alias) {
+                continue;
+            }
+            seen.push(alias);
+            let prefix = format!("{}.{alias}.", family.list_key());
+            let group = format!("{}: {alias}", family.group());
+            let kind = family.kind();
+            let classes: Vec<String> = plugins
+                .descriptors()
+                .filter(|d| d.kind.alias_suffix() == kind)
+                .map(|d| d.class_name.to_owned())
+                .collect();
+            let mut classes = classes;
+            classes.sort();
+            out.push(EnrichedKey {
+                info: ConfigKeyInfo {
+                    name: format!("{prefix}type"),
+                    config_type: "CLASS",
+                    required: true,
+                    default_value: None,
+                    importance: "HIGH",
+                    documentation: format!("Class for the '{alias}' {}.", kind.to_lowercase()),
+                    group: Some(group.clone()),
+                    order_in_group: 0,
+                    width: Width::Long.name(),
+                    display_name: format!("{kind} type for {alias}"),
+                    dependents: Vec::new(),
+                },
+                config_type: ConfigType::Class,
+                default: None,
+                recommended: classes,
+            });
+            let class = given(&format!("{prefix}type")).map(str::trim);
+            let def = match (family, class) {
+                (Family::Transforms, Some(c)) => plugins.transformation(c).ok().map(|p| {
+                    let own = (p.config_def)();
+                    let mut def = stage_def();
+                    for key in own.keys() {
+                        if !matches!(key.name, "predicate" | "negate") {
+                            def = def.define(key.clone());
+                        }
+                    }
+                    def
+                }),
+                (Family::Predicates, Some(c)) => {
+                    plugins.predicate(c).ok().map(|p| (p.config_def)())
+                }
+                _ => None,
+            };
+            let Some(def) = def else { continue };
+            let mut keys: Vec<&ConfigKey> = def.keys().iter().collect();
+            keys.sort_by(|a, b| {
+                let required = |k: &ConfigKey| !matches!(k.default, KeyDefault::Required);
+                required(a)
+                    .cmp(&required(b))
+                    .then(importance_rank(a.importance).cmp(&importance_rank(b.importance)))
+                    .then(a.name.cmp(b.name))
+            });
+            for (i, key) in keys.into_iter().enumerate() {
+                let mut info = ConfigKeyInfo::from_key(key);
+                info.name = format!("{prefix}{}", key.name);
+                info.group = Some(match key.group {
+                    Some(g) => format!("{group}: {g}"),
+                    None => group.clone(),
+                });
+                info.order_in_group = i32::try_from(i + 1).unwrap_or(i32::MAX);
+                out.push(EnrichedKey {
+                    info,
+                    config_type: key.config_type,
+                    default: match key.default {
+                        KeyDefault::Value(d) => Some(d),
+                        _ => None,
+                    },
+                    recommended: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}
