@@ -622,12 +622,11 @@ fn transforms_match_kafka_connect() {
         .map(|(d, a)| {
             json!({"case": d.case, "class": d.class, "field": d.field, "kafka": d.kafka,
                    "ours": d.ours, "allowed": a.map(|i| allowed[i].reason.clone())})
-                .to_string()
+            .to_string()
                 + "\n"
         })
         .collect();
-    std::fs::write(work.join("transforms-differences.jsonl"), all)
-        .expect("write the differences");
+    std::fs::write(work.join("transforms-differences.jsonl"), all).expect("write the differences");
     let report_path = work.join("transforms-report.txt");
     std::fs::write(&report_path, &report).expect("write the report");
     eprintln!("{}", report.lines().take(3).collect::<Vec<_>>().join("\n"));
