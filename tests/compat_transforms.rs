@@ -321,10 +321,8 @@ fn compare(class: &str, java: &Json, rust: &Json) -> Vec<Difference> {
                 );
             }
         }
-        "test" => {
-            if java["test"] != rust["test"] {
-                diff("test", java["test"].to_string(), rust["test"].to_string());
-            }
+        "test" if java["test"] != rust["test"] => {
+            diff("test", java["test"].to_string(), rust["test"].to_string());
         }
         "record" => {
             let (j, r) = (&java["record"], &rust["record"]);

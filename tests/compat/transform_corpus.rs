@@ -859,17 +859,20 @@ fn has_header_key(r: &mut Rng) -> Json {
     cfg(&[("name", r.pick(&["h1", "h2", "missing", "hn", "ts"]))])
 }
 
+/// Makes one random configuration of a class.
+type ConfigGen = fn(&mut Rng) -> Json;
+
 /// One plugin class of the corpus.
 struct Class {
     name: String,
     predicate: bool,
     side: Side,
-    config: fn(&mut Rng) -> Json,
+    config: ConfigGen,
 }
 
 fn classes() -> Vec<Class> {
     let mut out = Vec::new();
-    let keyed: &[(&str, fn(&mut Rng) -> Json)] = &[
+    let keyed: &[(&str, ConfigGen)] = &[
         ("Cast", cast),
         ("ExtractField", extract_field),
         ("Flatten", flatten),
@@ -891,7 +894,7 @@ fn classes() -> Vec<Class> {
             });
         }
     }
-    let single: &[(&str, Side, fn(&mut Rng) -> Json)] = &[
+    let single: &[(&str, Side, ConfigGen)] = &[
         ("DropHeaders", Side::Both, drop_headers),
         ("Filter", Side::Both, |_| json!({})),
         ("InsertHeader", Side::Both, insert_header),
@@ -907,7 +910,7 @@ fn classes() -> Vec<Class> {
             config: *config,
         });
     }
-    let predicates: &[(&str, fn(&mut Rng) -> Json)] = &[
+    let predicates: &[(&str, ConfigGen)] = &[
         ("HasHeaderKey", has_header_key),
         ("RecordIsTombstone", |_| json!({})),
         ("TopicNameMatches", topic_name_matches),
