@@ -215,7 +215,9 @@ fn outcome(r: &Json) -> &'static str {
 }
 
 /// A converter text parsed back, with the entries of maps whose keys are not strings (written
-/// as `[[k, v], …]`, in Java's HashMap order) sorted.
+/// as `[[k, v], …]`, in Java's HashMap order) sorted, and `float` numbers read as `f32` (Java
+/// before 19 writes some floats with more digits than the shortest form, which connect-rs
+/// writes; both read back as the same `f32`).
 fn canonical(text: &Json) -> Json {
     let Some(t) = text.as_str() else {
         return text.clone();
@@ -232,6 +234,11 @@ fn canonical(text: &Json) -> Json {
 
 fn sort_maps(schema: &Json, payload: &mut Json) {
     match schema["type"].as_str() {
+        Some("float") => {
+            if let Some(x) = payload.as_f64() {
+                *payload = json!(f64::from(x as f32));
+            }
+        }
         Some("map") => {
             if let Some(entries) = payload.as_array_mut() {
                 for e in entries.iter_mut() {
