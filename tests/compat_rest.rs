@@ -606,6 +606,47 @@ fn script(h: &mut Harness) {
         "/connector-plugins/com.example.Nope/config",
         None,
     );
+    h.step(
+        "plugin-config-transform",
+        "GET",
+        "/connector-plugins/org.apache.kafka.connect.transforms.Cast$Value/config",
+        None,
+    );
+    h.step(
+        "plugin-config-predicate",
+        "GET",
+        "/connector-plugins/TopicNameMatches/config",
+        None,
+    );
+    let mut with_transforms = source_config.clone();
+    with_transforms["name"] = json!(source);
+    for (k, v) in [
+        ("transforms", "route,drop"),
+        ("transforms.route.type", "RegexRouter"),
+        ("transforms.route.regex", "(.*)"),
+        ("transforms.route.replacement", "$1-routed"),
+        (
+            "transforms.drop.type",
+            "org.apache.kafka.connect.transforms.Filter",
+        ),
+        ("transforms.drop.predicate", "isTomb"),
+        ("transforms.drop.negate", "false"),
+        ("predicates", "isTomb,byName"),
+        (
+            "predicates.isTomb.type",
+            "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+        ),
+        ("predicates.byName.type", "TopicNameMatches"),
+        ("predicates.byName.pattern", "t.*"),
+    ] {
+        with_transforms[k] = json!(v);
+    }
+    h.step(
+        "validate-transforms",
+        "PUT",
+        "/connector-plugins/FileStreamSourceConnector/config/validate",
+        Some(with_transforms),
+    );
     let mut good = source_config.clone();
     good["name"] = json!(source);
     h.step(

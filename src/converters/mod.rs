@@ -36,7 +36,7 @@ macro_rules! header_converter_via_converter {
 }
 
 pub mod byte_array;
-mod java_fmt;
+pub(crate) mod java_fmt;
 pub mod json;
 pub mod number;
 pub mod simple_header;

@@ -794,7 +794,7 @@ fn parse_as_number(token: &str) -> Option<(SchemaRef, Value)> {
 
 /// Java `new BigDecimal(String)`: `[+-]digits[.digits][e[+-]digits]`. Returns the unscaled
 /// value, the scale and a normalized float literal.
-fn parse_big_decimal(s: &str) -> Option<(BigInt, i64, String)> {
+pub(crate) fn parse_big_decimal(s: &str) -> Option<(BigInt, i64, String)> {
     let b = s.as_bytes();
     let mut i = 0;
     let mut negative = false;

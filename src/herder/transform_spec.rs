@@ -248,3 +248,80 @@ impl TransformChainSpec {
 fn unknown_class(class: &str, key: &str, registry_error: &str) -> String {
     format!("Invalid value {class} for configuration {key}: Class {class} could not be found. {registry_error}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use connect_api::{ConnectRecord, RecordContext};
+
+    fn raw(text: &str) -> RawConfig {
+        RawConfig::from_pairs(
+            "c.properties",
+            text.lines()
+                .filter_map(|l| l.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned()))),
+        )
+    }
+
+    #[test]
+    fn a_valid_chain_builds_with_its_predicates() {
+        let plugins = PluginRegistry::builtin();
+        let (spec, problems, warnings) = TransformChainSpec::validate(
+            &raw("transforms=keepA\n\
+                  transforms.keepA.type=Filter\n\
+                  transforms.keepA.predicate=isA\n\
+                  transforms.keepA.negate=true\n\
+                  transforms.keepA.feild=x\n\
+                  predicates=isA\n\
+                  predicates.isA.type=TopicNameMatches\n\
+                  predicates.isA.pattern=a"),
+            &plugins,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0]
+            .message
+            .contains("'transforms.keepA.feild' was supplied but isn't a known config"));
+        let mut chain = spec.build().unwrap();
+        let record = |topic: &str| ConnectRecord {
+            topic: topic.into(),
+            ..ConnectRecord::default()
+        };
+        let ctx = RecordContext::source();
+        assert!(chain.apply(record("a"), &ctx).unwrap().is_some());
+        assert!(chain.apply(record("b"), &ctx).unwrap().is_none());
+    }
+
+    #[test]
+    fn problems_name_the_full_key() {
+        let plugins = PluginRegistry::builtin();
+        let (_, problems, _) = TransformChainSpec::validate(
+            &raw("transforms=x\n\
+                  transforms.x.type=com.example.Nope\n\
+                  predicates=p,q\n\
+                  predicates.p.type=HasHeaderKey\n\
+                  predicates.q.type=TopicNameMatches\n\
+                  predicates.q.pattern=("),
+            &plugins,
+        );
+        let keys: Vec<_> = problems.iter().filter_map(|p| p.key.clone()).collect();
+        assert_eq!(
+            keys,
+            [
+                "predicates.p.name",
+                "predicates.q.pattern",
+                "transforms.x.type"
+            ]
+        );
+        assert_eq!(
+            problems[0].message,
+            "Missing required configuration \"predicates.p.name\" which has no default value."
+        );
+        assert!(problems[1]
+            .message
+            .starts_with("Invalid value ( for configuration predicates.q.pattern: Invalid regex"));
+        assert!(problems[2].message.starts_with(
+            "Invalid value com.example.Nope for configuration transforms.x.type: \
+             Class com.example.Nope could not be found."
+        ));
+    }
+}

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::error::{JsonBody, PathParams, RestError};
 use super::plugins::plugin_infos;
-use super::validate_transforms::enriched_keys;
+use super::validate_transforms::{enriched_keys, EnrichedKey};
 use super::AppState;
 use crate::config::{
     connector_def, plugin_version_key, validate_connector, ConfigError, ConnectorKind, RawConfig,
@@ -305,7 +305,16 @@ pub fn validate_config(
         });
     }
     let mut groups: Vec<String> = Vec::new();
+    // Framework keys, then the keys of the transforms and predicates, then the connector
+    // plugin's own keys, as Kafka Connect lists them.
+    let own = connector.config_def();
+    let mut enriched = Some(enriched);
     for key in def.keys() {
+        if own.key(key.name).is_some() {
+            if let Some(keys) = enriched.take() {
+                push_enriched(keys, &given, &mut errors, &mut groups, &mut configs);
+            }
+        }
         if let Some(group) = key.group {
             if !groups.iter().any(|g| g == group) {
                 groups.push(group.to_owned());
@@ -332,34 +341,8 @@ pub fn validate_config(
             }),
         });
     }
-    for key in enriched {
-        let name = key.info.name.clone();
-        if let Some(group) = &key.info.group {
-            if !groups.contains(group) {
-                groups.push(group.clone());
-            }
-        }
-        let value = match given.get(name.as_str()) {
-            Some(Some(raw)) => parse_value(&name, key.config_type, raw)
-                .ok()
-                .map(|v| value_text(&v)),
-            Some(None) => None,
-            None => key.default.and_then(|d| {
-                parse_value(&name, key.config_type, d)
-                    .ok()
-                    .map(|v| value_text(&v))
-            }),
-        };
-        configs.push(ConfigInfo {
-            definition: Some(key.info),
-            value: Some(ConfigValueInfo {
-                errors: errors.remove(&name).unwrap_or_default(),
-                name,
-                value,
-                recommended_values: key.recommended,
-                visible: true,
-            }),
-        });
+    if let Some(keys) = enriched {
+        push_enriched(keys, &given, &mut errors, &mut groups, &mut configs);
     }
     let error_count = configs
         .iter()
@@ -372,6 +355,38 @@ pub fn validate_config(
         groups,
         configs,
     })
+}
+
+/// Appends the keys of the transforms and predicates with their values and errors.
+fn push_enriched(
+    keys: Vec<EnrichedKey>,
+    given: &HashMap<&str, Option<&str>>,
+    errors: &mut HashMap<String, Vec<String>>,
+    groups: &mut Vec<String>,
+    configs: &mut Vec<ConfigInfo>,
+) {
+    for key in keys {
+        let name = key.info.name.clone();
+        if let Some(group) = &key.info.group {
+            if !groups.contains(group) {
+                groups.push(group.clone());
+            }
+        }
+        let value = match given.get(name.as_str()) {
+            Some(None) => None,
+            _ => key.value,
+        };
+        configs.push(ConfigInfo {
+            definition: Some(key.info),
+            value: Some(ConfigValueInfo {
+                errors: errors.remove(&name).unwrap_or_default(),
+                name,
+                value,
+                recommended_values: key.recommended,
+                visible: true,
+            }),
+        });
+    }
 }
 
 /// `def` with `connector.plugin.version` defaulting to the connector plugin's `version`.
@@ -524,7 +539,7 @@ fn default_text(key: &ConfigKey, default: &str) -> String {
 }
 
 /// A parsed value as Java prints it (`Double.toString` keeps `.0`; passwords are hidden).
-fn value_text(value: &ConfigValue) -> String {
+pub(super) fn value_text(value: &ConfigValue) -> String {
     match value {
         ConfigValue::Double(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e7 => {
             format!("{x:.1}")

@@ -4,23 +4,35 @@
 //! plugin's own keys (and, for transforms, `predicate` and `negate`) under the prefix, in
 //! `ConfigDef.sortedConfigs` order (required first, then by importance, then by name).
 
-use connect_api::config_def::Default as KeyDefault;
+use connect_api::config_def::{parse_value, Default as KeyDefault};
 use connect_api::{ConfigDef, ConfigKey, ConfigType, Importance, Width};
 
-use super::validate::ConfigKeyInfo;
+use super::validate::{value_text, ConfigKeyInfo};
 use crate::plugins::PluginRegistry;
 
-/// One enriched key: its definition as REST shows it, how to parse its value, and the values
-/// to recommend.
+/// One enriched key: its definition as REST shows it, its value and the values to recommend.
 pub(super) struct EnrichedKey {
     /// The definition.
     pub info: ConfigKeyInfo,
-    /// The type, for parsing the given value.
-    pub config_type: ConfigType,
-    /// The default, as text, when there is one.
-    pub default: Option<&'static str>,
-    /// Recommended values (the plugin classes for a `type` key).
+    /// The value as Kafka prints it: the given one parsed, else the default; `None` when
+    /// absent without default or unparsable.
+    pub value: Option<String>,
+    /// Recommended values (the plugin classes for a `type` key, the plugin's version for a
+    /// `plugin.version` key).
     pub recommended: Vec<String>,
+}
+
+/// The value of `name` of type `config_type`: given, else `default`, as Kafka prints it.
+fn value_of<'a>(
+    name: &str,
+    config_type: ConfigType,
+    default: Option<&str>,
+    given: &impl Fn(&str) -> Option<&'a str>,
+) -> Option<String> {
+    let text = given(name).or(default)?;
+    parse_value(name, config_type, text)
+        .ok()
+        .map(|v| value_text(&v))
 }
 
 /// Which alias family.
@@ -104,26 +116,9 @@ pub(super) fn enriched_keys<'a>(
                 .collect();
             let mut classes = classes;
             classes.sort();
-            out.push(EnrichedKey {
-                info: ConfigKeyInfo {
-                    name: format!("{prefix}type"),
-                    config_type: "CLASS",
-                    required: true,
-                    default_value: None,
-                    importance: "HIGH",
-                    documentation: format!("Class for the '{alias}' {}.", kind.to_lowercase()),
-                    group: Some(group.clone()),
-                    order_in_group: 0,
-                    width: Width::Long.name(),
-                    display_name: format!("{kind} type for {alias}"),
-                    dependents: Vec::new(),
-                },
-                config_type: ConfigType::Class,
-                default: None,
-                recommended: classes,
-            });
-            let class = given(&format!("{prefix}type")).map(str::trim);
-            let def = match (family, class) {
+            let type_key = format!("{prefix}type");
+            let class = given(&type_key).map(str::trim);
+            let resolved = match (family, class) {
                 (Family::Transforms, Some(c)) => plugins.transformation(c).ok().map(|p| {
                     let own = (p.config_def)();
                     let mut def = stage_def();
@@ -132,13 +127,52 @@ pub(super) fn enriched_keys<'a>(
                             def = def.define(key.clone());
                         }
                     }
-                    def
+                    (p.class_name, def)
                 }),
-                (Family::Predicates, Some(c)) => {
-                    plugins.predicate(c).ok().map(|p| (p.config_def)())
-                }
+                (Family::Predicates, Some(c)) => plugins
+                    .predicate(c)
+                    .ok()
+                    .map(|p| (p.class_name, (p.config_def)())),
                 _ => None,
             };
+            let kind_lower = kind.to_lowercase();
+            out.push(EnrichedKey {
+                info: ConfigKeyInfo {
+                    name: type_key,
+                    config_type: "CLASS",
+                    required: true,
+                    default_value: None,
+                    importance: "HIGH",
+                    documentation: format!("Class for the '{alias}' {kind_lower}."),
+                    group: Some(group.clone()),
+                    order_in_group: 0,
+                    width: Width::Long.name(),
+                    display_name: format!("{kind} type for {alias}"),
+                    dependents: Vec::new(),
+                },
+                value: resolved.as_ref().map(|(c, _)| (*c).to_owned()),
+                recommended: classes,
+            });
+            let version = env!("CARGO_PKG_VERSION");
+            let version_key = format!("{prefix}plugin.version");
+            out.push(EnrichedKey {
+                value: value_of(&version_key, ConfigType::String, Some(version), &given),
+                info: ConfigKeyInfo {
+                    name: version_key,
+                    config_type: "STRING",
+                    required: false,
+                    default_value: Some(version.to_owned()),
+                    importance: "HIGH",
+                    documentation: format!("Version of the '{alias}' {kind_lower}."),
+                    group: Some(group.clone()),
+                    order_in_group: 1,
+                    width: Width::Long.name(),
+                    display_name: format!("{kind} version for {alias}"),
+                    dependents: Vec::new(),
+                },
+                recommended: vec![version.to_owned()],
+            });
+            let def = resolved.map(|(_, def)| def);
             let Some(def) = def else { continue };
             let mut keys: Vec<&ConfigKey> = def.keys().iter().collect();
             keys.sort_by(|a, b| {
@@ -155,14 +189,14 @@ pub(super) fn enriched_keys<'a>(
                     Some(g) => format!("{group}: {g}"),
                     None => group.clone(),
                 });
-                info.order_in_group = i32::try_from(i + 1).unwrap_or(i32::MAX);
+                info.order_in_group = i32::try_from(i + 2).unwrap_or(i32::MAX);
+                let default = match key.default {
+                    KeyDefault::Value(d) => Some(d),
+                    _ => None,
+                };
                 out.push(EnrichedKey {
+                    value: value_of(&info.name, key.config_type, default, &given),
                     info,
-                    config_type: key.config_type,
-                    default: match key.default {
-                        KeyDefault::Value(d) => Some(d),
-                        _ => None,
-                    },
                     recommended: Vec::new(),
                 });
             }

@@ -156,3 +156,120 @@ pub fn copy_schema_basics(schema: &SchemaRef, builder: SchemaBuilder) -> SchemaB
 pub fn map_key(entry_key: &Value) -> Option<&str> {
     entry_key.as_str()
 }
+
+/// A struct field's value as Kafka's `Struct.get(field)` (null replaced by the field schema's
+/// default) or, when `replace_null_with_default` is false, `Struct.getWithoutDefault`.
+pub fn field_value(
+    value: &connect_api::Struct,
+    field: &connect_api::Field,
+    replace_null_with_default: bool,
+) -> Value {
+    match value.values().get(field.index) {
+        Some(Value::Null) | None if replace_null_with_default => {
+            field.schema.default.clone().unwrap_or(Value::Null)
+        }
+        Some(v) => v.clone(),
+        None => Value::Null,
+    }
+}
+
+/// Appends struct fields to `builder`, failing like Kafka's `SchemaBuilder.field` on a repeated
+/// name (`Cannot create field because of field name duplication <name>`).
+///
+/// # Errors
+/// A data error for the first repeated name.
+pub fn struct_with_fields(
+    builder: SchemaBuilder,
+    fields: impl IntoIterator<Item = (String, SchemaRef)>,
+) -> Result<SchemaRef, ConnectError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut b = builder;
+    for (name, schema) in fields {
+        if !seen.insert(name.clone()) {
+            return Err(ConnectError::data(format!(
+                "Cannot create field because of field name duplication {name}"
+            )));
+        }
+        b = b.field(name, schema);
+    }
+    Ok(b.build())
+}
+
+/// Kafka's `replace.null.with.default` key (BOOLEAN, default true), shared by the transforms
+/// that copy struct fields.
+pub fn replace_null_with_default_key() -> connect_api::ConfigKey {
+    connect_api::ConfigKey::new(
+        "replace.null.with.default",
+        connect_api::ConfigType::Boolean,
+        connect_api::config_def::Default::Value("true"),
+        connect_api::Importance::Medium,
+        "Whether to replace fields that have a default value and that are null to the default \
+         value. When set to true, the default value is used, otherwise null is used.",
+    )
+}
+
+/// Kafka's per-transform cache of rebuilt schemas keyed by input schema (LRU, 16 entries).
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    entries: Vec<(SchemaRef, SchemaRef)>,
+}
+
+impl SchemaCache {
+    /// The cached rebuild of `schema`, or `build(schema)` (then cached).
+    ///
+    /// # Errors
+    /// Whatever `build` returns.
+    pub fn get_or_build(
+        &mut self,
+        schema: &SchemaRef,
+        build: impl FnOnce(&SchemaRef) -> Result<SchemaRef, ConnectError>,
+    ) -> Result<SchemaRef, ConnectError> {
+        if let Some(i) = self
+            .entries
+            .iter()
+            .position(|(k, _)| std::sync::Arc::ptr_eq(k, schema) || **k == **schema)
+        {
+            let entry = self.entries.remove(i);
+            let built = entry.1.clone();
+            self.entries.insert(0, entry);
+            return Ok(built);
+        }
+        let built = build(schema)?;
+        self.entries.insert(0, (schema.clone(), built.clone()));
+        self.entries.truncate(16);
+        Ok(built)
+    }
+}
+
+/// Kafka's `Struct.put` check that a required field gets a value:
+/// `Invalid value: null used for required field: "<name>", schema type: <TYPE>`.
+///
+/// # Errors
+/// A data error when `value` is null and the field is required.
+pub fn check_required(field: &connect_api::Field, value: &Value) -> Result<(), ConnectError> {
+    if value.is_null() && !field.schema.optional {
+        return Err(ConnectError::data(format!(
+            "Invalid value: null used for required field: \"{}\", schema type: {}",
+            field.name,
+            field.schema.schema_type.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Puts `key` into a schemaless map like Java's `Map.put`: replaces the value in place when the
+/// key is there, appends otherwise.
+pub fn map_put(entries: &mut Vec<(Value, Value)>, key: &str, value: Value) {
+    match entries.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
+        Some(entry) => entry.1 = value,
+        None => entries.push((Value::String(key.to_owned()), value)),
+    }
+}
+
+/// The value under `key` in a schemaless map (null when absent), like Java's `Map.get`.
+pub fn map_get<'a>(entries: &'a [(Value, Value)], key: &str) -> &'a Value {
+    entries
+        .iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map_or(&Value::Null, |(_, v)| v)
+}
