@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Apache Kafka Connect's own jars, from Maven Central, for the side-by-side benchmark and the
-# differential tests (tests/compat_*.rs): connect-runtime, connect-json, connect-file and their
-# runtime dependencies, plus log4j2 bound to slf4j.
+# differential tests (tests/compat_*.rs): connect-runtime, connect-json, connect-file, their
+# runtime dependencies (connect-transforms among them), plus log4j2 bound to slf4j.
 #
 #   scripts/kafka-connect-jars.sh      fetches them once into target/kafka-connect/libs/ and prints
 #                                      libs=DIR and version=V (the Kafka Connect version fetched)
@@ -76,6 +76,7 @@ POM
   fi
   local j
   for j in "connect-runtime-$cv.jar" "connect-json-$cv.jar" "connect-file-$cv.jar" \
+           "connect-transforms-$cv.jar" \
            "kafka-clients-$cv.jar" "log4j-slf4j2-impl-$LOG4J_VERSION.jar"; do
     [[ -f "$tmp/$j" ]] || { rm -rf "$tmp"; die "$j missing after Maven ran (log: $BASE/fetch.log)"; }
   done

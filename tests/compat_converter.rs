@@ -13,11 +13,11 @@
 mod corpus;
 #[path = "compat/converter_model.rs"]
 mod model;
+mod support;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::Value as Json;
 
@@ -228,64 +228,6 @@ fn logical_on_other_type(dump: &str) -> bool {
     found
 }
 
-fn java_tool(name: &str) -> PathBuf {
-    match std::env::var_os("JAVA_HOME") {
-        Some(home) if !home.is_empty() => Path::new(&home).join("bin").join(name),
-        _ => PathBuf::from(name),
-    }
-}
-
-fn run(what: &str, cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| {
-        panic!("converter differential: cannot run {what} ({cmd:?}): {e}. Install a JDK 17+ (JAVA_HOME or PATH) and Maven.")
-    });
-    assert!(
-        out.status.success(),
-        "converter differential: {what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
-}
-
-/// Fetches the jars, compiles the oracle; returns (class path, Kafka Connect version, java -version).
-fn prepare_oracle(work: &Path) -> (String, String, String) {
-    let jars = run(
-        "scripts/kafka-connect-jars.sh",
-        Command::new(Path::new(REPO).join("scripts/kafka-connect-jars.sh")).current_dir(REPO),
-    );
-    let field = |k: &str| {
-        jars.lines()
-            .find_map(|l| l.strip_prefix(k))
-            .map(str::to_owned)
-            .unwrap_or_else(|| panic!("kafka-connect-jars.sh printed no {k}: {jars}"))
-    };
-    let (libs, version) = (field("libs="), field("version="));
-    let java_version = run(
-        "java -version",
-        Command::new(java_tool("java")).arg("-version"),
-    );
-    let classes = work.join("classes");
-    std::fs::create_dir_all(&classes).expect("create target/compat/classes");
-    run(
-        "javac (tests/compat/JsonConverterOracle.java)",
-        Command::new(java_tool("javac"))
-            .arg("-nowarn")
-            .arg("-cp")
-            .arg(format!("{libs}/*"))
-            .arg("-d")
-            .arg(&classes)
-            .arg(Path::new(REPO).join("tests/compat/JsonConverterOracle.java")),
-    );
-    let cp = format!("{libs}/*:{}", classes.display());
-    (
-        cp,
-        version,
-        java_version.lines().next().unwrap_or("").to_owned(),
-    )
-}
-
 fn field_name(case: &Json, i: usize) -> &'static str {
     let names: &[&'static str] = if case["op"] == "from" {
         &["fromConnectData", "toConnectData", "fromConnectData again"]
@@ -322,13 +264,9 @@ fn same(java: &str, rust: &str) -> bool {
 fn json_converter_matches_kafka_connect_byte_for_byte() {
     let work = Path::new(REPO).join("target/compat");
     std::fs::create_dir_all(&work).expect("create target/compat");
-    let (cp, version, java_version) = prepare_oracle(&work);
-    let java_major: u32 = java_version
-        .split('"')
-        .nth(1)
-        .and_then(|v| v.split('.').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+    let oracle = support::kafka_connect::compile_oracle("JsonConverterOracle.java", &work);
+    let (version, java_version, java_major) =
+        (&oracle.version, &oracle.java_version, oracle.java_major());
 
     let cases = corpus::generate();
     let corpus_path = work.join("converter-corpus.jsonl");
@@ -340,15 +278,7 @@ fn json_converter_matches_kafka_connect_byte_for_byte() {
     }
     std::fs::write(&corpus_path, text).expect("write corpus");
     let _ = std::fs::remove_file(&results_path);
-    run(
-        "the JsonConverter oracle (java)",
-        Command::new(java_tool("java"))
-            .arg("-cp")
-            .arg(&cp)
-            .arg("JsonConverterOracle")
-            .arg(&corpus_path)
-            .arg(&results_path),
-    );
+    oracle.run("JsonConverterOracle", &[&corpus_path, &results_path]);
     let java_text = std::fs::read_to_string(&results_path).expect("read oracle results");
     let java: HashMap<&str, Vec<&str>> = java_text
         .lines()

@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use support::http::{Client, Response};
 use support::kafka::{broker, Broker};
 use support::kafka_connect::KafkaConnect;
-use support::{rest, wait_for, Workdir};
+use support::{glob, rest, wait_for, Workdir};
 
 /// How long a connector may take to reach a state, or offsets to be committed.
 const SETTLE: Duration = Duration::from_secs(60);
@@ -357,26 +357,6 @@ struct Deviation {
 struct AllowList {
     #[serde(default)]
     deviation: Vec<Deviation>,
-}
-
-/// `pattern` matches `text`, `*` standing for any run of characters.
-fn glob(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for part in &parts[1..parts.len() - 1] {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    true
 }
 
 fn allow_list_path() -> PathBuf {

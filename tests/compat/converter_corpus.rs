@@ -6,6 +6,7 @@
 use serde_json::{json, Value as Json};
 
 use super::model::hex;
+use crate::support::rng::Rng;
 
 /// The seed of the corpus; change it only on purpose (the report names cases by index).
 const SEED: u64 = 0x6b61_666b_6163_6f6e;
@@ -13,31 +14,6 @@ const SEED: u64 = 0x6b61_666b_6163_6f6e;
 const RANDOM_PAIRS: usize = 500;
 /// Random schemaless JSON documents for `toConnectData`.
 const RANDOM_DOCS: usize = 200;
-
-/// splitmix64: small, fast and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize].clone()
-    }
-}
 
 /// A converter configuration: label, properties, is-key.
 struct Cfg {

@@ -53,6 +53,94 @@ pub fn jars() -> Jars {
     }
 }
 
+/// A JDK tool (`java`, `javac`): from `JAVA_HOME` when it is set, else from PATH.
+pub fn java_tool(name: &str) -> PathBuf {
+    match std::env::var_os("JAVA_HOME") {
+        Some(home) if !home.is_empty() => Path::new(&home).join("bin").join(name),
+        _ => PathBuf::from(name),
+    }
+}
+
+/// Runs `cmd` to completion; panics naming `what` when it cannot start or fails. Returns its
+/// stdout followed by its stderr.
+pub fn run_tool(what: &str, cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!("cannot run {what} ({cmd:?}): {e}. Install a JDK 17+ (JAVA_HOME or PATH) and Maven.")
+    });
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// A compiled Java oracle of a differential test, ready for `java -cp CP CLASS`.
+#[derive(Debug, Clone)]
+pub struct Oracle {
+    /// Kafka Connect's jars and the compiled classes.
+    pub cp: String,
+    /// The Kafka Connect version of the jars.
+    pub version: String,
+    /// The first line of `java -version`.
+    pub java_version: String,
+}
+
+impl Oracle {
+    /// The JVM's major version (17 for `openjdk version "17.0.15"`), 0 when unknown.
+    pub fn java_major(&self) -> u32 {
+        self.java_version
+            .split('"')
+            .nth(1)
+            .and_then(|v| v.split('.').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Runs `class` with `args` (one JVM); panics with its output when it fails.
+    pub fn run(&self, class: &str, args: &[&Path]) -> String {
+        run_tool(
+            &format!("the {class} oracle (java)"),
+            Command::new(java_tool("java"))
+                .arg("-cp")
+                .arg(&self.cp)
+                .arg(class)
+                .args(args),
+        )
+    }
+}
+
+/// Fetches Kafka Connect's jars and compiles `tests/compat/<source>` into `work/classes`.
+pub fn compile_oracle(source: &str, work: &Path) -> Oracle {
+    let jars = jars();
+    let java_version = run_tool(
+        "java -version",
+        Command::new(java_tool("java")).arg("-version"),
+    );
+    let classes = work.join("classes");
+    std::fs::create_dir_all(&classes).expect("create the oracle's classes folder");
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/compat")
+        .join(source);
+    run_tool(
+        &format!("javac ({})", file.display()),
+        Command::new(java_tool("javac"))
+            .arg("-nowarn")
+            .arg("-cp")
+            .arg(format!("{}/*", jars.libs.display()))
+            .arg("-d")
+            .arg(&classes)
+            .arg(&file),
+    );
+    Oracle {
+        cp: format!("{}/*:{}", jars.libs.display(), classes.display()),
+        version: jars.version,
+        java_version: java_version.lines().next().unwrap_or("").to_owned(),
+    }
+}
+
 /// A free TCP port on 127.0.0.1 (bound, then released for the JVM to take).
 pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");

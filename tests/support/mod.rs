@@ -7,6 +7,7 @@ pub mod http;
 pub mod kafka;
 pub mod kafka_connect;
 pub mod rest;
+pub mod rng;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -252,4 +253,24 @@ pub fn check_replays(output: &[u8], total: usize) -> usize {
     }
     assert_eq!(expected, total, "output ends before the input does");
     duplicates
+}
+
+/// `pattern` matches `text`, `*` standing for any run of characters.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
