@@ -406,6 +406,13 @@ impl Cast {
         let mut builder = match self.whole {
             Some(t) => copy_schema_basics(schema, SchemaBuilder::new(t)),
             None => {
+                // Kafka lists the schema's fields first (`Schema.fields()`), which fails on a
+                // non-struct schema before the value is looked at.
+                if schema.schema_type != connect_api::SchemaType::Struct {
+                    return Err(connect_api::ConnectError::data(
+                        "Cannot list fields on non-struct type",
+                    ));
+                }
                 let mut b = copy_schema_basics(schema, SchemaBuilder::struct_());
                 for field in &schema.fields {
                     let field_schema = match self.cast_for(&field.name) {
@@ -447,7 +454,7 @@ impl Cast {
             let v = cast_value(Some(&schema), &value, t)?;
             return Ok((updated, v));
         }
-        let s = require_struct(&value, PURPOSE)?;
+        let s = require_struct(&value, Some(&schema), PURPOSE)?;
         let mut values = Vec::with_capacity(s.schema().fields.len());
         for field in &s.schema().fields {
             let orig = field_value(s, field, self.replace_null_with_default);

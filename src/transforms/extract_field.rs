@@ -149,7 +149,7 @@ fn struct_value_from(value: &Struct, steps: &[String], with_default: bool) -> Re
         if sub.is_null() {
             return Ok(Value::Null);
         }
-        current = require_struct(sub, NESTED)?;
+        current = require_struct(sub, Some(&f.schema), NESTED)?;
     }
     Ok(current
         .schema()
@@ -262,7 +262,7 @@ impl Transformation for ExtractField {
                 let s = if value.is_null() {
                     None
                 } else {
-                    Some(require_struct(&value, PURPOSE)?)
+                    Some(require_struct(&value, Some(&schema), PURPOSE)?)
                 };
                 let field = field_from(&schema, &self.steps)?.ok_or_else(|| {
                     ConnectError::Other(format!("Unknown field: {}", self.original_path))

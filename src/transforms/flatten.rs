@@ -213,7 +213,7 @@ impl Transformation for Flatten {
                 self.side.set(&mut record, None, Value::Map(out));
             }
             Some(schema) => {
-                let original = require_struct(&value, PURPOSE)?;
+                let original = require_struct(&value, Some(&schema), PURPOSE)?;
                 let mut cache = std::mem::take(&mut self.cache);
                 let updated = cache.get_or_build(&schema, |s| self.updated_schema(s));
                 self.cache = cache;

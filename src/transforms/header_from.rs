@@ -76,7 +76,7 @@ impl HeaderFrom {
         schema: SchemaRef,
         value: Value,
     ) -> Result<(SchemaRef, Value)> {
-        let s = require_struct(&value, self.purpose())?;
+        let s = require_struct(&value, Some(&schema), self.purpose())?;
         let mut headers = Vec::with_capacity(self.fields.len());
         for (name, header) in self.fields.iter().zip(&self.headers) {
             let field_value = s.schema().field(name).map_or(Value::Null, |f| {

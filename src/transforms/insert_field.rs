@@ -221,8 +221,8 @@ impl Transformation for InsertField {
                 }
                 self.side.set(&mut record, None, Value::Map(entries));
             }
-            Some(_) => {
-                let original = require_struct(&value, PURPOSE)?;
+            Some(schema) => {
+                let original = require_struct(&value, Some(&schema), PURPOSE)?;
                 let mut cache = std::mem::take(&mut self.cache);
                 let updated = cache.get_or_build(original.schema(), |s| self.updated_schema(s));
                 self.cache = cache;

@@ -264,7 +264,7 @@ impl Transformation for MaskField {
                 self.side.set(&mut record, None, Value::Map(entries));
             }
             Some(schema) => {
-                let original = require_struct(&value, PURPOSE)?;
+                let original = require_struct(&value, Some(&schema), PURPOSE)?;
                 let mut values = Vec::with_capacity(original.schema().fields.len());
                 for field in &original.schema().fields {
                     let v = field_value(original, field, self.replace_null_with_default);

@@ -247,7 +247,7 @@ impl TimestampConverter {
             return Ok((updated, self.convert(&value, Some(kind))?));
         }
         if !value.is_null() {
-            require_struct(&value, PURPOSE)?;
+            require_struct(&value, Some(&schema), PURPOSE)?;
         }
         let updated = {
             let mut cache = std::mem::take(&mut self.cache);

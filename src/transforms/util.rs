@@ -94,20 +94,33 @@ pub fn require_map<'a>(
 }
 
 /// A struct value, or Kafka's error:
-/// `Only Struct objects supported for [<purpose>], found: <class>`.
+/// `Only Struct objects supported for [<purpose>], found: <class>`, where the class is the one
+/// Kafka Connect would hold for a value of `schema` (a logical Date/Time/Timestamp is a
+/// `java.util.Date`, a Decimal a `java.math.BigDecimal`).
 ///
 /// # Errors
 /// A data error when the value is not a struct.
 pub fn require_struct<'a>(
     value: &'a Value,
+    schema: Option<&SchemaRef>,
     purpose: &str,
 ) -> Result<&'a connect_api::Struct, ConnectError> {
     match value {
         Value::Struct(s) => Ok(s),
         other => Err(ConnectError::data(format!(
             "Only Struct objects supported for [{purpose}], found: {}",
-            java_class_name(other)
+            java_class_of(other, schema)
         ))),
+    }
+}
+
+/// The Java class of `value` when its schema is `schema`: logical types have their own classes.
+pub fn java_class_of(value: &Value, schema: Option<&SchemaRef>) -> &'static str {
+    use connect_api::logical::{DATE, DECIMAL, TIME, TIMESTAMP};
+    match schema.and_then(|s| s.name.as_deref()) {
+        Some(DATE | TIME | TIMESTAMP) if !value.is_null() => "java.util.Date",
+        Some(DECIMAL) if !value.is_null() => "java.math.BigDecimal",
+        _ => java_class_name(value),
     }
 }
 

@@ -89,7 +89,7 @@ impl Transformation for ValueToKey {
                 record.key = Value::Map(key);
             }
             Some(_) => {
-                let value = require_struct(&record.value, PURPOSE)?;
+                let value = require_struct(&record.value, record.value_schema.as_ref(), PURPOSE)?;
                 let mut cache = std::mem::take(&mut self.cache);
                 let key_schema = cache.get_or_build(value.schema(), |s| self.key_schema(s));
                 self.cache = cache;
