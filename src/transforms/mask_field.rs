@@ -314,10 +314,6 @@ mod tests {
                 "Configuration 'fields' must not be empty. Valid values include: any non-empty value",
             ),
             (
-                &[("fields", "a,b,a")],
-                "Configuration 'fields' values must not be duplicated.",
-            ),
-            (
                 &[("fields", "a"), ("replacement", "")],
                 "Invalid value  for configuration replacement: String must be non-empty",
             ),

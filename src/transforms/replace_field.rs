@@ -238,10 +238,13 @@ mod tests {
         for (renames, want) in cases {
             assert_eq!(config_error(&VALUE_PLUGIN, &[("renames", renames)]), want);
         }
-        assert_eq!(
-            config_error(&VALUE_PLUGIN, &[("exclude", "a,b,a")]),
-            "Configuration 'exclude' values must not be duplicated."
-        );
+        // Kafka 4.3.1 accepts repeated entries.
+        assert!(apply(
+            &VALUE_PLUGIN,
+            &[("exclude", "a,b,a")],
+            record(None, Value::Null, None, smap(&[("a", Value::Int32(1))]))
+        )
+        .is_ok());
         // Java's split drops trailing empty parts: `a:b:` is the pair a -> b.
         let rec = record(None, Value::Null, None, smap(&[("a", Value::Int32(1))]));
         let out = apply(&VALUE_PLUGIN, &[("renames", "a:b:")], rec).unwrap();

@@ -186,8 +186,9 @@ pub fn field_value(
     }
 }
 
-/// Appends struct fields to `builder`, failing like Kafka's `SchemaBuilder.field` on a repeated
-/// name (`Cannot create field because of field name duplication <name>`).
+/// Appends struct fields to `builder`, failing like Kafka's `SchemaBuilder.field` on an empty
+/// name (`fieldName cannot be null.`) or a repeated one (`Cannot create field because of field
+/// name duplication <name>`).
 ///
 /// # Errors
 /// A data error for the first repeated name.
@@ -198,6 +199,9 @@ pub fn struct_with_fields(
     let mut seen = std::collections::HashSet::new();
     let mut b = builder;
     for (name, schema) in fields {
+        if name.is_empty() {
+            return Err(ConnectError::data("fieldName cannot be null."));
+        }
         if !seen.insert(name.clone()) {
             return Err(ConnectError::data(format!(
                 "Cannot create field because of field name duplication {name}"
@@ -287,22 +291,17 @@ pub fn map_get<'a>(entries: &'a [(Value, Value)], key: &str) -> &'a Value {
         .map_or(&Value::Null, |(_, v)| v)
 }
 
-/// Kafka's `ConfigDef.ValidList.anyNonDuplicateValues(empty_allowed, false)` check of a LIST key,
-/// with its messages (`Configuration 'fields' values must not be duplicated.`, ...).
+/// Kafka 4.3's check of a LIST key, with its messages (`Configuration 'fields' must not be
+/// empty. ...`). Repeated entries are accepted, as Kafka 4.3.1 accepts them (checked by the
+/// transform differential).
 ///
 /// # Errors
-/// A configuration error for an empty list (when not allowed), a repeated or an empty entry.
+/// A configuration error for an empty list (when not allowed) or an empty entry.
 pub fn check_list(name: &str, values: &[String], empty_allowed: bool) -> Result<(), ConnectError> {
     let fail = |m: String| Err(ConnectError::config(name, m));
     if !empty_allowed && values.is_empty() {
         return fail(format!(
             "Configuration '{name}' must not be empty. Valid values include: any non-empty value"
-        ));
-    }
-    let distinct: std::collections::HashSet<&String> = values.iter().collect();
-    if distinct.len() != values.len() {
-        return fail(format!(
-            "Configuration '{name}' values must not be duplicated."
         ));
     }
     if values.iter().any(String::is_empty) {
