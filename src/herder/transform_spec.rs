@@ -315,9 +315,11 @@ mod tests {
             [
                 "predicates.p.name",
                 "predicates.q.pattern",
-                "transforms.x.type"
+                "transforms.x.type",
+                "transforms.y.type"
             ]
         );
+        assert_eq!(problems[3].message, "No field insertion configured");
         assert_eq!(
             problems[0].message,
             "Missing required configuration \"predicates.p.name\" which has no default value."
