@@ -246,7 +246,11 @@ fn a_conversion_failure_names_the_record() {
     let (code, err) = w.run_checked(&[&worker, &source, &sink]);
     assert_eq!(code, 4, "{err}");
     assert!(
-        err.contains("Record conversion failed for topic 't' partition 0 offset 0: "),
+        err.contains(
+            "Tolerance exceeded in error handler: stage VALUE_CONVERTER with class \
+             'org.apache.kafka.connect.json.JsonConverter' failed for topic 't' partition 0 \
+             offset 0: "
+        ),
         "{err}"
     );
 
@@ -267,7 +271,9 @@ fn a_conversion_failure_names_the_record() {
     let filename = serde_json::to_string(&input.display().to_string()).unwrap();
     assert!(
         err.contains(&format!(
-            "Record conversion failed for topic 'numbers', source partition {{\"filename\":{filename}}}, source offset {{\"position\":10}}: "
+            "Tolerance exceeded in error handler: stage VALUE_CONVERTER with class \
+             'org.apache.kafka.connect.converters.IntegerConverter' failed for topic 'numbers', \
+             source partition {{\"filename\":{filename}}}, source offset {{\"position\":10}}: "
         )),
         "{err}"
     );
