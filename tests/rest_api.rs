@@ -120,7 +120,16 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         json!({
             "name": "file-source",
             "connector": {"state": "RUNNING", "worker_id": worker_id, "version": version},
-            "tasks": [{"id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version}],
+            "tasks": [{
+                "id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version,
+                // connect-rs's extension: the task's error counters, all zero on a healthy task.
+                "errors": {
+                    "total-record-failures": 0, "total-record-errors": 0,
+                    "total-records-skipped": 0, "total-retries": 0, "total-errors-logged": 0,
+                    "deadletterqueue-produce-requests": 0, "deadletterqueue-produce-failures": 0,
+                    "last-error-timestamp": 0,
+                },
+            }],
             "type": "source",
         })
     );
@@ -150,7 +159,7 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
     check(
         &c.get("/connectors/file-source/tasks/0/status"),
         200,
-        &json!({"id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version}),
+        &status["tasks"][0],
     );
     check(
         &c.get("/connectors/file-source/tasks/1/status"),
@@ -358,7 +367,45 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         "org.apache.kafka.connect.json.JsonConverter",
         "org.apache.kafka.connect.storage.StringConverter",
     ];
+    // Every built-in SMT of Kafka Connect (keyed ones as $Key and $Value), then the predicates.
+    let transformations = [
+        "Cast$Key",
+        "Cast$Value",
+        "DropHeaders",
+        "ExtractField$Key",
+        "ExtractField$Value",
+        "Filter",
+        "Flatten$Key",
+        "Flatten$Value",
+        "HeaderFrom$Key",
+        "HeaderFrom$Value",
+        "HoistField$Key",
+        "HoistField$Value",
+        "InsertField$Key",
+        "InsertField$Value",
+        "InsertHeader",
+        "MaskField$Key",
+        "MaskField$Value",
+        "RegexRouter",
+        "ReplaceField$Key",
+        "ReplaceField$Value",
+        "SetSchemaMetadata$Key",
+        "SetSchemaMetadata$Value",
+        "TimestampConverter$Key",
+        "TimestampConverter$Value",
+        "TimestampRouter",
+        "ValueToKey",
+    ];
+    let predicates = ["HasHeaderKey", "RecordIsTombstone", "TopicNameMatches"];
     let mut expected: Vec<Value> = connectors.as_array().cloned().unwrap_or_default();
+    expected.extend(transformations.iter().map(|t| {
+        json!({"class": format!("org.apache.kafka.connect.transforms.{t}"),
+               "type": "transformation", "version": version})
+    }));
+    expected.extend(predicates.iter().map(|p| {
+        json!({"class": format!("org.apache.kafka.connect.transforms.predicates.{p}"),
+               "type": "predicate", "version": version})
+    }));
     expected.extend(
         converters
             .iter()
