@@ -22,6 +22,14 @@
 #   KAFKA_HARNESS_START_TIMEOUT  seconds to wait for the broker to answer (default 90)
 #   KAFKA_HARNESS_HEAP       broker heap (default 512m)
 #   KAFKA_HARNESS_EXTRA_PROPS  extra server.properties lines, appended on a fresh start
+#   KAFKA_HARNESS_SECURE     1 = also serve TLS and SASL listeners (fresh start): certificates made with
+#                            keytool in <instance>/tls (a test CA, the broker's PKCS12 keystore, client
+#                            truststores in PKCS12 and JKS, a client keystore, a second CA, and an
+#                            expired broker certificate); listeners SSL (client certificate required),
+#                            SASL_PLAINTEXT and SASL_SSL (PLAIN, SCRAM-SHA-512 and unsecured
+#                            OAUTHBEARER; user alice) and EXPIRED (TLS with an expired certificate).
+#                            The state file then also lists ssl=, sasl_plaintext=, sasl_ssl=,
+#                            expired= (HOST:PORT), tls.dir=, tls.password=, sasl.user=, sasl.password=.
 #   KAFKA_HARNESS_DIR        harness folder (default <repo>/target/kafka-harness)
 #   KAFKA_HARNESS_LEASE      space-separated pids that hold the broker (tests pass their own pid and
 #                            their parent cargo's): `start`/`resume` record them as a lease in
@@ -181,6 +189,18 @@ kafka.version=$KAFKA_VERSION
 config=$CONFIG
 log=$BASE/logs/server.log
 ST
+  if grep -q '^# harness.ssl.port=' "$CONFIG"; then
+    local l
+    for l in ssl sasl_plaintext sasl_ssl expired; do
+      echo "$l=127.0.0.1:$(sed -n "s/^# harness.$l.port=//p" "$CONFIG")" >>"$STATE.tmp.$$"
+    done
+    cat >>"$STATE.tmp.$$" <<ST
+tls.dir=$TLS_DIR
+tls.password=$TLS_PASSWORD
+sasl.user=$SASL_USER
+sasl.password=$SASL_PASSWORD
+ST
+  fi
   mv "$STATE.tmp.$$" "$STATE"
 }
 
@@ -201,16 +221,17 @@ answers() { # BOOTSTRAP: a metadata request through the admin client
     org.apache.kafka.tools.TopicCommand --bootstrap-server "$1" --list >/dev/null 2>&1 8>&- 9>&-
 }
 
-free_ports() { # prints two free TCP ports on 127.0.0.1
-  if command -v python3 >/dev/null 2>&1 && python3 - <<'PY' 2>/dev/null; then return 0; fi
-import socket
+free_ports() { # N -> prints N free TCP ports on 127.0.0.1
+  local n="$1"
+  if command -v python3 >/dev/null 2>&1 && python3 - "$n" <<'PY' 2>/dev/null; then return 0; fi
+import socket, sys
 socks = []
-for _ in range(2):
+for _ in range(int(sys.argv[1])):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 PY
   local ports=() p
-  while [[ ${#ports[@]} -lt 2 ]]; do
+  while [[ ${#ports[@]} -lt $n ]]; do
     p=$((20000 + RANDOM % 40000))
     [[ " ${ports[*]:-} " == *" $p "* ]] && continue
     tcp_open "127.0.0.1:$p" || ports+=("$p")
@@ -255,6 +276,9 @@ num.io.threads=4
 num.recovery.threads.per.data.dir=1
 log.flush.interval.messages=9223372036854775807
 CFG
+  if [[ $# -ge 6 ]]; then
+    secure_config "$@" >>"$CONFIG"
+  fi
   if [[ -n "${KAFKA_HARNESS_EXTRA_PROPS:-}" ]]; then
     printf '%s\n' "$KAFKA_HARNESS_EXTRA_PROPS" >>"$CONFIG"
   fi
@@ -276,11 +300,93 @@ logger.request.level = WARN
 L4J
 }
 
+# ---------------------------------------------------------------------------------------------
+# secure listeners (KAFKA_HARNESS_SECURE=1)
+
+TLS_DIR="$BASE/tls"
+TLS_PASSWORD="harness-store-pw-5e1d"
+SASL_USER="alice"
+SASL_PASSWORD="alice-s3cret-9b7c"
+
+keytool_q() { keytool "$@" >/dev/null 2>"$TLS_DIR/keytool.err" 8>&- 9>&- \
+  || { cat "$TLS_DIR/keytool.err" >&2; die "keytool $1 failed while making the test certificates"; }; }
+
+# A key pair signed by a CA: NAME CA_NAME [keytool -gencert options...] -> NAME.p12 (key, chain)
+signed_keystore() {
+  local name="$1" ca="$2"; shift 2
+  local pw="$TLS_PASSWORD" dir="$TLS_DIR"
+  keytool_q -genkeypair -alias "$name" -dname "CN=localhost" -keyalg RSA -keysize 2048 -validity 3650 \
+    -keystore "$dir/$name.p12" -storetype PKCS12 -storepass "$pw"
+  keytool_q -certreq -alias "$name" -keystore "$dir/$name.p12" -storepass "$pw" -file "$dir/$name.csr"
+  keytool_q -gencert -alias "$ca" -keystore "$dir/$ca.p12" -storepass "$pw" -infile "$dir/$name.csr" \
+    -outfile "$dir/$name.crt" -rfc -ext "SAN=dns:localhost,ip:127.0.0.1" "$@"
+  keytool_q -importcert -alias "$ca" -keystore "$dir/$name.p12" -storepass "$pw" -file "$dir/$ca.pem" -noprompt
+  keytool_q -importcert -alias "$name" -keystore "$dir/$name.p12" -storepass "$pw" -file "$dir/$name.crt"
+}
+
+make_certs() { # the certificates of the secure listeners, as Kafka's documentation makes them
+  command -v keytool >/dev/null 2>&1 || die "keytool (from the JDK) is missing; it makes the test certificates"
+  rm -rf "$TLS_DIR"
+  mkdir -p "$TLS_DIR"
+  local pw="$TLS_PASSWORD" dir="$TLS_DIR" ca
+  for ca in ca other-ca; do
+    keytool_q -genkeypair -alias "$ca" -dname "CN=connect-rs test $ca" -keyalg RSA -keysize 2048 \
+      -validity 3650 -ext bc:c -keystore "$dir/$ca.p12" -storetype PKCS12 -storepass "$pw"
+    keytool_q -exportcert -alias "$ca" -keystore "$dir/$ca.p12" -storepass "$pw" -rfc -file "$dir/$ca.pem"
+  done
+  signed_keystore broker ca -validity 3650
+  signed_keystore client ca -validity 3650
+  # Valid from ten days ago for one day: expired.
+  signed_keystore expired ca -startdate -10d -validity 1
+  keytool_q -importcert -alias ca -file "$dir/ca.pem" -keystore "$dir/truststore.p12" -storetype PKCS12 \
+    -storepass "$pw" -noprompt
+  keytool_q -importcert -alias ca -file "$dir/ca.pem" -keystore "$dir/truststore.jks" -storetype JKS \
+    -storepass "$pw" -noprompt
+  keytool_q -importcert -alias other-ca -file "$dir/other-ca.pem" -keystore "$dir/other-truststore.p12" \
+    -storetype PKCS12 -storepass "$pw" -noprompt
+  rm -f "$dir"/*.csr "$dir/keytool.err"
+}
+
+secure_config() { # PORT CONTROLLER_PORT SSL SASL_PLAINTEXT SASL_SSL EXPIRED -> server.properties lines
+  local dir="$TLS_DIR" pw="$TLS_PASSWORD" l
+  cat <<CFG
+# harness.ssl.port=$3
+# harness.sasl_plaintext.port=$4
+# harness.sasl_ssl.port=$5
+# harness.expired.port=$6
+listeners=PLAINTEXT://127.0.0.1:$1,CONTROLLER://127.0.0.1:$2,SSL://127.0.0.1:$3,SASL_PLAINTEXT://127.0.0.1:$4,SASL_SSL://127.0.0.1:$5,EXPIRED://127.0.0.1:$6
+advertised.listeners=PLAINTEXT://127.0.0.1:$1,CONTROLLER://127.0.0.1:$2,SSL://127.0.0.1:$3,SASL_PLAINTEXT://127.0.0.1:$4,SASL_SSL://127.0.0.1:$5,EXPIRED://127.0.0.1:$6
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,EXPIRED:SSL
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$dir/broker.p12
+ssl.keystore.password=$pw
+ssl.truststore.type=PKCS12
+ssl.truststore.location=$dir/truststore.p12
+ssl.truststore.password=$pw
+listener.name.ssl.ssl.client.auth=required
+listener.name.expired.ssl.keystore.type=PKCS12
+listener.name.expired.ssl.keystore.location=$dir/expired.p12
+listener.name.expired.ssl.keystore.password=$pw
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512,OAUTHBEARER
+CFG
+  for l in sasl_plaintext sasl_ssl; do
+    cat <<CFG
+listener.name.$l.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SASL_USER="$SASL_PASSWORD";
+listener.name.$l.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.$l.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="$SASL_USER";
+CFG
+  done
+}
+
 format_storage() {
   rm -rf "$DATA"
   mkdir -p "$DATA"
   local out
-  if ! out="$(run_tool kafka.tools.StorageTool format --standalone -t "$(new_cluster_id)" -c "$CONFIG" 2>&1)"; then
+  local scram=()
+  if grep -q '^# harness.ssl.port=' "$CONFIG"; then
+    scram=(--add-scram "SCRAM-SHA-512=[name=$SASL_USER,password=$SASL_PASSWORD]")
+  fi
+  if ! out="$(run_tool kafka.tools.StorageTool format --standalone -t "$(new_cluster_id)" -c "$CONFIG" "${scram[@]}" 2>&1)"; then
     echo "$out" >&2
     die "formatting KRaft storage in $DATA failed (kafka.tools.StorageTool)"
   fi
@@ -481,7 +587,12 @@ cmd_start() {
   fi
   rm -f "$STATE" "$PINNED"
   local t0=$SECONDS ports
-  ports="$(free_ports)"
+  if [[ "${KAFKA_HARNESS_SECURE:-0}" == 1 ]]; then
+    ports="$(free_ports 6)"
+    make_certs
+  else
+    ports="$(free_ports 2)"
+  fi
   write_config ${ports}
   format_storage
   : >"$BASE/logs/server.log"

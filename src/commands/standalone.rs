@@ -215,11 +215,14 @@ impl Topics {
 pub(crate) fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
     if let Some(servers) = worker.bootstrap_servers() {
         info!(bootstrap.servers = %servers.join(","), "Topics live in Kafka.");
-        return Ok(Topics::Kafka(Arc::new(KafkaBackend::new(
+        let backend = KafkaBackend::new(
             servers,
+            &worker.originals_with_prefix(""),
             worker.originals_with_prefix("producer."),
             worker.originals_with_prefix("consumer."),
-        ))));
+            &worker.originals_with_prefix("admin."),
+        )?;
+        return Ok(Topics::Kafka(Arc::new(backend)));
     }
     let dir = worker.embedded_log_dir();
     let log = LocalLog::open(&dir, worker.num_partitions())

@@ -61,6 +61,75 @@ pub fn dedicated_broker(name: &str) -> Broker {
         .clone()
 }
 
+/// The broker of the secure listeners (`KAFKA_HARNESS_SECURE=1`, instance `secure`): TLS with a
+/// client certificate required, SASL_PLAINTEXT and SASL_SSL (PLAIN, SCRAM-SHA-512, unsecured
+/// OAUTHBEARER), and TLS with an expired certificate; its certificates are made by the harness
+/// with keytool. Started (or reused) once per test process.
+#[derive(Clone, Debug)]
+pub struct SecureBroker {
+    /// The broker (its PLAINTEXT listener is `bootstrap()`).
+    pub broker: Broker,
+    /// `HOST:PORT` of the SSL listener (client certificate required).
+    pub ssl: String,
+    /// `HOST:PORT` of the SASL_PLAINTEXT listener.
+    pub sasl_plaintext: String,
+    /// `HOST:PORT` of the SASL_SSL listener.
+    pub sasl_ssl: String,
+    /// `HOST:PORT` of a TLS listener whose certificate expired.
+    pub expired: String,
+    /// Where the stores are: `truststore.p12`, `truststore.jks`, `other-truststore.p12` (another
+    /// CA), `client.p12` (a client key and certificate), `ca.pem`.
+    pub tls_dir: PathBuf,
+    /// The password of every store.
+    pub store_password: String,
+    /// The SASL user (PLAIN and SCRAM-SHA-512).
+    pub user: String,
+    /// Its password.
+    pub password: String,
+}
+
+/// The secure broker (see [`SecureBroker`]).
+pub fn secure_broker() -> SecureBroker {
+    static SECURE: OnceLock<SecureBroker> = OnceLock::new();
+    SECURE
+        .get_or_init(|| {
+            let bootstrap = harness_with("secure", "start", &[("KAFKA_HARNESS_SECURE", "1")]);
+            let state_path = harness_dir().join("instances/secure/state");
+            let state = std::fs::read_to_string(&state_path)
+                .unwrap_or_else(|e| panic!("read {}: {e}", state_path.display()));
+            let get = |key: &str| {
+                state
+                    .lines()
+                    .rev()
+                    .find_map(|l| l.strip_prefix(&format!("{key}=")))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{} has no {key}= line (was the secure broker started without \
+                             KAFKA_HARNESS_SECURE=1? stop it: KAFKA_HARNESS_INSTANCE=secure \
+                             scripts/kafka-harness.sh stop)",
+                            state_path.display()
+                        )
+                    })
+                    .to_owned()
+            };
+            SecureBroker {
+                broker: Broker {
+                    instance: "secure".into(),
+                    bootstrap,
+                },
+                ssl: get("ssl"),
+                sasl_plaintext: get("sasl_plaintext"),
+                sasl_ssl: get("sasl_ssl"),
+                expired: get("expired"),
+                tls_dir: PathBuf::from(get("tls.dir")),
+                store_password: get("tls.password"),
+                user: get("sasl.user"),
+                password: get("sasl.password"),
+            }
+        })
+        .clone()
+}
+
 /// The repository root (where `scripts/` and `target/` are).
 fn repo_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -93,10 +162,16 @@ pub fn lease_holders() -> String {
 /// the `bootstrap=` value it prints. Panics with the script's output when it fails: no Kafka
 /// means the test fails.
 fn harness(instance: &str, command: &str) -> String {
+    harness_with(instance, command, &[])
+}
+
+/// [`harness`] with extra environment variables for the script.
+fn harness_with(instance: &str, command: &str, envs: &[(&str, &str)]) -> String {
     let script = repo_dir().join("scripts").join("kafka-harness.sh");
     let out = Command::new("bash")
         .arg(&script)
         .arg(command)
+        .envs(envs.iter().copied())
         .env("KAFKA_HARNESS_INSTANCE", instance)
         .env("KAFKA_HARNESS_LEASE", lease_holders())
         .stdin(Stdio::null())

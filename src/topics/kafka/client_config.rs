@@ -9,6 +9,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::ClientContext;
 use tracing::warn;
 
+use super::security;
 use crate::topics::TopicError;
 
 /// Java client keys librdkafka does not have, or that the runtime sets itself.
@@ -32,19 +33,46 @@ const JAVA_ONLY: &[&str] = &[
     "exclude.internal.topics",
 ];
 
-/// Layers `layers` (later wins) into a client configuration.
-pub fn layered(layers: &[&ConfigMap]) -> ClientConfig {
-    let mut config = ClientConfig::new();
+/// Layers `layers` (later wins) into a client configuration, with the Java client's security
+/// settings translated for librdkafka ([`security::translate`]).
+///
+/// # Errors
+/// A security setting librdkafka cannot be given, naming its key.
+pub fn layered(layers: &[&ConfigMap]) -> Result<ClientConfig, TopicError> {
+    let mut merged = ConfigMap::new();
     for layer in layers {
         for (k, v) in layer.iter() {
             if JAVA_ONLY.contains(&k.as_str()) {
                 warn!(key = %k, "Ignoring a Java-client-only setting that librdkafka does not have.");
                 continue;
             }
-            config.set(k, v);
+            merged.insert(k.clone(), v.clone());
         }
     }
-    config
+    security::translate(&mut merged).map_err(|e| TopicError::Other(e.to_string()))?;
+    let mut config = ClientConfig::new();
+    for (k, v) in merged {
+        config.set(k, v);
+    }
+    Ok(config)
+}
+
+/// Checks that the client settings under `prefix` (e.g. `producer.`) of a worker file can be
+/// given to librdkafka, naming the full key when not.
+///
+/// # Errors
+/// The first setting that cannot be translated.
+pub fn check(prefix: &str, props: &ConfigMap) -> Result<(), TopicError> {
+    let mut copy = props.clone();
+    security::translate(&mut copy).map_err(|e| {
+        TopicError::Other(
+            security::SecurityConfigError {
+                key: format!("{prefix}{}", e.key),
+                reason: e.reason,
+            }
+            .to_string(),
+        )
+    })
 }
 
 /// Creates a client; a key librdkafka does not know is removed with a warning and creation is

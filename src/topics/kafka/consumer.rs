@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
 use super::client_config;
+use super::refusal::RefusalWatch;
 use crate::topics::{
     ClientSpec, ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer,
     TopicError, TopicPartition,
@@ -78,9 +79,23 @@ impl Shared {
 #[derive(Clone)]
 pub struct SinkContext {
     shared: Arc<Shared>,
+    watch: RefusalWatch,
 }
 
 impl ClientContext for SinkContext {
+    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
+        tracing::error!(target: "librdkafka", "librdkafka: {error}: {reason}");
+        let first = self.watch.refusal().is_none();
+        if self.watch.observe(&error, reason) && first {
+            if let Some(refusal) = self.watch.refusal() {
+                // Called on the polling thread; never block it on a full queue.
+                if let Some(tx) = lock(&self.shared.events).clone() {
+                    let _ = tx.try_send(Event::Error(refusal));
+                }
+            }
+        }
+    }
+
     fn stats(&self, statistics: rdkafka::Statistics) {
         let mut progress = lock(&self.shared.progress);
         for (topic, t) in statistics.topics {
@@ -193,7 +208,7 @@ impl KafkaConsumer {
         ] {
             forced.insert(k.to_owned(), v);
         }
-        let config = client_config::layered(&[&forced, worker_props, &spec.overrides]);
+        let config = client_config::layered(&[&forced, worker_props, &spec.overrides])?;
         let (tx, events) = mpsc::channel(QUEUE);
         let shared = Arc::new(Shared {
             events: Mutex::new(Some(tx)),
@@ -203,10 +218,12 @@ impl KafkaConsumer {
             stopping: AtomicBool::new(false),
             progress: Mutex::new(std::collections::HashMap::new()),
         });
+        let watch = RefusalWatch::for_config(&config);
         let consumer: BaseConsumer<SinkContext> = client_config::create(
             config,
             SinkContext {
                 shared: shared.clone(),
+                watch,
             },
             "consumer",
         )?;

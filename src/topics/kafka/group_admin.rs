@@ -9,22 +9,25 @@ use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, DefaultConsumerConte
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use rdkafka::types::RDKafkaErrorCode;
 
+use connect_api::ConfigMap;
+
 use super::client_config;
 use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
 
 /// How long one admin request may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A consumer of `group` on the admin settings `admin` (`bootstrap.servers` and the worker's
+/// client security settings).
 fn group_client(
-    bootstrap: &str,
+    admin: &ConfigMap,
     group: &str,
 ) -> Result<BaseConsumer<DefaultConsumerContext>, TopicError> {
-    let mut props = connect_api::ConfigMap::new();
-    props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+    let mut props = admin.clone();
     props.insert("group.id".to_owned(), group.to_owned());
     props.insert("enable.auto.commit".to_owned(), "false".to_owned());
     client_config::create(
-        client_config::layered(&[&props]),
+        client_config::layered(&[&props])?,
         DefaultConsumerContext,
         "group admin client",
     )
@@ -34,12 +37,13 @@ fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ 
     move |e| TopicError::Other(format!("Could not {what}: {e}"))
 }
 
-/// The cluster id of the Kafka cluster at `bootstrap`, as Kafka Connect reads it at start-up.
+/// The cluster id of the Kafka cluster of `admin`, as Kafka Connect reads it at start-up.
 ///
 /// # Errors
 /// When Kafka cannot be reached in time.
-pub fn cluster_id(bootstrap: &str) -> Result<String, TopicError> {
-    let client = group_client(bootstrap, "connect-rs-cluster-id")?;
+pub fn cluster_id(admin: &ConfigMap) -> Result<String, TopicError> {
+    let client = group_client(admin, "connect-rs-cluster-id")?;
+    let bootstrap = admin.get("bootstrap.servers").map_or("", String::as_str);
     client
         .client()
         .fetch_cluster_id(TIMEOUT)
@@ -52,8 +56,8 @@ pub fn cluster_id(bootstrap: &str) -> Result<String, TopicError> {
 ///
 /// # Errors
 /// When Kafka cannot be reached.
-pub fn group_offsets(bootstrap: &str, group: &str) -> Result<PartitionOffsets, TopicError> {
-    let client = group_client(bootstrap, group)?;
+pub fn group_offsets(admin: &ConfigMap, group: &str) -> Result<PartitionOffsets, TopicError> {
+    let client = group_client(admin, group)?;
     let metadata = client
         .fetch_metadata(None, TIMEOUT)
         .map_err(failed("read the topics"))?;
@@ -93,11 +97,11 @@ pub fn group_offsets(bootstrap: &str, group: &str) -> Result<PartitionOffsets, T
 /// # Errors
 /// When Kafka cannot be reached or refuses the commit (e.g. the group has active members).
 pub fn alter_group_offsets(
-    bootstrap: &str,
+    admin: &ConfigMap,
     group: &str,
     changes: &[(TopicPartition, Option<i64>)],
 ) -> Result<(), TopicError> {
-    let client = group_client(bootstrap, group)?;
+    let client = group_client(admin, group)?;
     let mut tpl = TopicPartitionList::new();
     for (tp, offset) in changes {
         let offset = match offset {
@@ -122,11 +126,9 @@ pub fn alter_group_offsets(
 ///
 /// # Errors
 /// When Kafka cannot be reached or refuses (e.g. the group still has active members).
-pub fn delete_group(bootstrap: &str, group: &str) -> Result<(), TopicError> {
-    let mut props = connect_api::ConfigMap::new();
-    props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+pub fn delete_group(admin: &ConfigMap, group: &str) -> Result<(), TopicError> {
     let admin: AdminClient<DefaultClientContext> = client_config::create(
-        client_config::layered(&[&props]),
+        client_config::layered(&[admin])?,
         DefaultClientContext,
         "group admin client",
     )?;

@@ -10,7 +10,12 @@
 pub mod client_config;
 pub mod consumer;
 pub mod group_admin;
+pub mod jaas;
 pub mod producer;
+pub mod refusal;
+pub mod security;
+pub mod stores;
+pub mod tls_probe;
 
 use std::sync::Arc;
 
@@ -30,21 +35,43 @@ pub struct KafkaBackend {
     bootstrap_servers: String,
     producer_props: ConfigMap,
     consumer_props: ConfigMap,
+    /// `bootstrap.servers`, the worker's top-level client security settings, then `admin.*`.
+    admin_props: ConfigMap,
 }
 
 impl KafkaBackend {
-    /// A backend for `bootstrap_servers` with the worker's `producer.*` and `consumer.*`
-    /// settings (prefixes removed).
+    /// A backend for `bootstrap_servers` with the worker's `producer.*`, `consumer.*` and
+    /// `admin.*` settings (prefixes removed) and its top-level settings (`worker_props`), of
+    /// which the admin clients take the client security ones (`security.protocol`, `sasl.*`,
+    /// `ssl.*`), as Kafka Connect's admin clients inherit the worker's settings.
+    ///
+    /// # Errors
+    /// A client setting librdkafka cannot be given, naming its worker key.
     pub fn new(
         bootstrap_servers: &[String],
+        worker_props: &ConfigMap,
         producer_props: ConfigMap,
         consumer_props: ConfigMap,
-    ) -> Self {
-        Self {
-            bootstrap_servers: bootstrap_servers.join(","),
+        admin_overrides: &ConfigMap,
+    ) -> Result<Self, TopicError> {
+        let bootstrap_servers = bootstrap_servers.join(",");
+        let mut admin_props: ConfigMap = worker_props
+            .iter()
+            .filter(|(k, _)| is_client_security_key(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        client_config::check("", &admin_props)?;
+        client_config::check("producer.", &producer_props)?;
+        client_config::check("consumer.", &consumer_props)?;
+        client_config::check("admin.", admin_overrides)?;
+        admin_props.extend(admin_overrides.clone());
+        admin_props.insert("bootstrap.servers".to_owned(), bootstrap_servers.clone());
+        Ok(Self {
+            bootstrap_servers,
             producer_props,
             consumer_props,
-        }
+            admin_props,
+        })
     }
 
     /// The `bootstrap.servers` list, comma-separated.
@@ -57,7 +84,7 @@ impl KafkaBackend {
     /// # Errors
     /// When Kafka cannot be reached.
     pub fn cluster_id(&self) -> Result<String, TopicError> {
-        group_admin::cluster_id(&self.bootstrap_servers)
+        group_admin::cluster_id(&self.admin_props)
     }
 }
 
@@ -66,6 +93,7 @@ impl TopicBackend for KafkaBackend {
         Ok(Arc::new(KafkaProducer::new(
             &self.bootstrap_servers,
             &self.producer_props,
+            &self.admin_props,
             spec,
         )?))
     }
@@ -87,7 +115,7 @@ impl TopicBackend for KafkaBackend {
     }
 
     fn group_offsets(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
-        group_admin::group_offsets(&self.bootstrap_servers, group)
+        group_admin::group_offsets(&self.admin_props, group)
     }
 
     fn alter_group_offsets(
@@ -95,10 +123,17 @@ impl TopicBackend for KafkaBackend {
         group: &str,
         changes: &[(TopicPartition, Option<i64>)],
     ) -> Result<(), TopicError> {
-        group_admin::alter_group_offsets(&self.bootstrap_servers, group, changes)
+        group_admin::alter_group_offsets(&self.admin_props, group, changes)
     }
 
     fn delete_group(&self, group: &str) -> Result<(), TopicError> {
-        group_admin::delete_group(&self.bootstrap_servers, group)
+        group_admin::delete_group(&self.admin_props, group)
     }
+}
+
+/// Whether a top-level worker key is a Kafka client security setting (the REST server's
+/// `ssl.client.auth` is not).
+fn is_client_security_key(key: &str) -> bool {
+    (key == "security.protocol" || key.starts_with("sasl.") || key.starts_with("ssl."))
+        && key != "ssl.client.auth"
 }

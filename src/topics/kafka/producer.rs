@@ -15,6 +15,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 use tracing::info;
 
 use super::client_config;
+use super::refusal::{RefusalWatch, WatchedContext, CHECK_INTERVAL};
 use crate::topics::topic_creation::TopicCreation;
 use crate::topics::{ClientSpec, Delivery, ProducerRecord, TopicError, TopicProducer};
 
@@ -23,7 +24,9 @@ const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(2);
 
 /// A Kafka producer with Kafka Connect's delivery guarantees.
 pub struct KafkaProducer {
-    producer: FutureProducer,
+    producer: FutureProducer<WatchedContext>,
+    /// Authentication and TLS refusals seen by the producer's connections.
+    watch: RefusalWatch,
     /// KIP-158: creates topics before the first record goes to them.
     creator: Option<TopicCreator>,
 }
@@ -98,13 +101,15 @@ impl std::fmt::Debug for KafkaProducer {
 
 impl KafkaProducer {
     /// A producer for `spec`'s task: forced defaults, then the worker's `producer.*`
-    /// (`worker_props`), then the connector's `producer.override.*`.
+    /// (`worker_props`), then the connector's `producer.override.*`; topic creation goes
+    /// through an admin client on `admin_props`.
     ///
     /// # Errors
     /// When librdkafka rejects the configuration.
     pub fn new(
         bootstrap: &str,
         worker_props: &connect_api::ConfigMap,
+        admin_props: &connect_api::ConfigMap,
         spec: &ClientSpec,
     ) -> Result<Self, TopicError> {
         let mut forced = connect_api::ConfigMap::new();
@@ -135,17 +140,16 @@ impl KafkaProducer {
             }
         }
         layers.push(&translated);
-        let config = client_config::layered(&layers);
+        let config = client_config::layered(&layers)?;
         let creator = match &spec.topic_creation {
             Some(rules) => {
-                let mut admin_props = connect_api::ConfigMap::new();
-                admin_props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+                let mut admin_props = admin_props.clone();
                 admin_props.insert(
                     "client.id".to_owned(),
                     format!("connector-adminclient-{}-{}", spec.connector, spec.task),
                 );
                 let admin = client_config::create(
-                    client_config::layered(&[&admin_props]),
+                    client_config::layered(&[&admin_props])?,
                     DefaultClientContext,
                     "admin client",
                 )?;
@@ -157,8 +161,16 @@ impl KafkaProducer {
             }
             None => None,
         };
-        let producer = client_config::create(config, DefaultClientContext, "producer")?;
-        Ok(Self { producer, creator })
+        let context = WatchedContext {
+            watch: RefusalWatch::for_config(&config),
+        };
+        let watch = context.watch.clone();
+        let producer = client_config::create(config, context, "producer")?;
+        Ok(Self {
+            producer,
+            watch,
+            creator,
+        })
     }
 }
 
@@ -172,6 +184,9 @@ impl TopicProducer for KafkaProducer {
         records: Vec<ProducerRecord>,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
         async move {
+            if let Some(reason) = self.watch.refusal() {
+                return Err(TopicError::Other(reason));
+            }
             if let Some(creator) = &self.creator {
                 creator
                     .ensure(&records.iter().map(|r| r.topic.as_str()).collect())
@@ -209,15 +224,30 @@ impl TopicProducer for KafkaProducer {
                             break;
                         }
                         Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
+                            if let Some(reason) = self.watch.refusal() {
+                                return Err(TopicError::Other(reason));
+                            }
                             tokio::time::sleep(QUEUE_FULL_BACKOFF).await;
                         }
                         Err((e, _)) => return Err(to_rdkafka_error(&e)),
                     }
                 }
             }
+            let watch = self.watch.clone();
             let delivery: Delivery = async move {
-                for d in deliveries {
-                    match d.await {
+                for mut d in deliveries {
+                    // Delivery never times out (as Kafka Connect's); a refused connection fails it.
+                    let outcome = loop {
+                        tokio::select! {
+                            outcome = &mut d => break outcome,
+                            () = tokio::time::sleep(CHECK_INTERVAL) => {
+                                if let Some(reason) = watch.refusal() {
+                                    return Err(TopicError::Other(reason));
+                                }
+                            }
+                        }
+                    };
+                    match outcome {
                         Ok(Ok(_)) => {}
                         Ok(Err((e, _))) => return Err(to_rdkafka_error(&e)),
                         Err(_) => {
