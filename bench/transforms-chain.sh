@@ -5,8 +5,9 @@
 #   - without transforms, and
 #   - with InsertField$Value (static field) + ReplaceField$Value (a rename) + Cast$Value
 #     (an int64 field to string) on the sink,
-# RUNS times each (default 5). Prints every run, then the median and min-max of lines/s for
-# each and the median ratio chain/plain (runs paired side by side).
+# RUNS times each (default 5). Prints every run, then the median and min-max of lines/s and of
+# lines per CPU second (user + system time of the process, steadier than wall time on a shared
+# machine) for each, and the median ratio chain/plain (runs paired side by side).
 #
 #   bash bench/transforms-chain.sh [LINES] [RUNS]      (defaults 1000000 5)
 set -euo pipefail
@@ -53,7 +54,7 @@ PROPS
     "$dir/out.txt" "$chain" > "$dir/dst.properties"
   local start end
   start=$(date +%s.%N)
-  "$BIN" --log-level warn standalone --exit-when-idle=${IDLE_MS}ms \
+  /usr/bin/time -f '%U %S' -o "$dir/cpu" "$BIN" --log-level warn standalone --exit-when-idle=${IDLE_MS}ms \
     "$dir/worker.properties" "$dir/src.properties" "$dir/dst.properties"
   end=$(date +%s.%N)
   local got
@@ -62,22 +63,26 @@ PROPS
   if [ -n "$chain" ]; then
     head -1 "$dir/out.txt" | grep -q 'origin=bench' || { echo "$label: chain not applied: $(head -1 "$dir/out.txt")" >&2; exit 1; }
   fi
-  python3 -c "import sys; n,s,e,i=int(sys.argv[1]),float(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(round(n/((e-s)-i/1000)))" \
-    "$LINES" "$start" "$end" "$IDLE_MS"
+  # lines per wall-clock second (idle wait excluded) and lines per CPU second (user + system)
+  python3 -c "import sys; n,s,e,i=int(sys.argv[1]),float(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); u,k=map(float,open(sys.argv[5]).read().split()[-2:]); print(round(n/((e-s)-i/1000)), round(n/(u+k)))" \
+    "$LINES" "$start" "$end" "$IDLE_MS" "$dir/cpu"
 }
 
-plain=(); chain=()
+plain=(); chain=(); plain_cpu=(); chain_cpu=()
 for i in $(seq 1 "$RUNS"); do
-  p=$(run plain ""); c=$(run chain "$CHAIN")
-  echo "run $i: plain $p lines/s, chain $c lines/s"
-  plain+=("$p"); chain+=("$c")
+  read -r p pc < <(run plain "")
+  read -r c cc < <(run chain "$CHAIN")
+  echo "run $i: plain $p lines/s ($pc per CPU s), chain $c lines/s ($cc per CPU s)"
+  plain+=("$p"); chain+=("$c"); plain_cpu+=("$pc"); chain_cpu+=("$cc")
 done
-python3 - "${plain[*]}" "${chain[*]}" <<'PY'
+python3 - "${plain[*]}" "${chain[*]}" "${plain_cpu[*]}" "${chain_cpu[*]}" <<'PY'
 import statistics, sys
-plain = [int(x) for x in sys.argv[1].split()]
-chain = [int(x) for x in sys.argv[2].split()]
-ratios = [c / p for p, c in zip(plain, chain)]
-for label, xs in (("plain", plain), ("chain", chain)):
-    print(f"{label}: median {statistics.median(xs):,.0f} lines/s (min {min(xs):,} - max {max(xs):,})")
-print(f"chain/plain: median {statistics.median(ratios):.3f} (min {min(ratios):.3f} - max {max(ratios):.3f}); cost {100 * (1 - statistics.median(ratios)):.1f} %")
+plain, chain, plain_cpu, chain_cpu = ([int(x) for x in a.split()] for a in sys.argv[1:5])
+def report(what, p, c):
+    ratios = [b / a for a, b in zip(p, c)]
+    for label, xs in (("plain", p), ("chain", c)):
+        print(f"{what} {label}: median {statistics.median(xs):,.0f} (min {min(xs):,} - max {max(xs):,})")
+    print(f"{what} chain/plain: median {statistics.median(ratios):.3f} (min {min(ratios):.3f} - max {max(ratios):.3f}); cost {100 * (1 - statistics.median(ratios)):.1f} %")
+report("lines/s", plain, chain)
+report("lines per CPU second", plain_cpu, chain_cpu)
 PY

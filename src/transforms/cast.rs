@@ -15,7 +15,7 @@ use num_bigint::BigInt;
 use crate::converters::java_fmt;
 use crate::transforms::config::parse_checked;
 use crate::transforms::util::{
-    check_required, copy_schema_basics, field_value, java_class_name, require_map, require_struct,
+    check_required, copy_schema_basics, field_value, into_map, java_class_name, require_struct,
     SchemaCache, Side,
 };
 
@@ -475,8 +475,7 @@ impl Cast {
         if let Some(t) = self.whole {
             return cast_value(None, &value, t);
         }
-        let entries = require_map(&value, PURPOSE)?;
-        let mut updated = entries.to_vec();
+        let mut updated = into_map(value, PURPOSE)?;
         for (field, t) in &self.casts {
             let pos = updated.iter().position(|(k, _)| k.as_str() == Some(field));
             let orig = pos.map_or(&Value::Null, |i| &updated[i].1);

@@ -10,7 +10,7 @@ use connect_api::{
 
 use crate::transforms::config::parse;
 use crate::transforms::util::{
-    copy_schema_basics, field_value, map_put, replace_null_with_default_key, require_map,
+    copy_schema_basics, field_value, into_map, map_put, replace_null_with_default_key,
     require_struct, sink_record_required, struct_with_fields, SchemaCache, Side,
 };
 
@@ -215,9 +215,11 @@ impl Transformation for InsertField {
         let (schema, value) = self.side.take(&mut record);
         match schema {
             None => {
-                let mut entries = require_map(&value, PURPOSE)?.to_vec();
-                for (name, v) in insertions? {
-                    map_put(&mut entries, &name, v);
+                let mut entries = into_map(value, PURPOSE)?;
+                let insertions = insertions?;
+                entries.reserve(insertions.len());
+                for (name, v) in insertions {
+                    map_put(&mut entries, name, v);
                 }
                 self.side.set(&mut record, None, Value::Map(entries));
             }

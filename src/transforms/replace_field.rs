@@ -12,8 +12,8 @@ use connect_api::{
 
 use crate::transforms::config::parse;
 use crate::transforms::util::{
-    check_list, copy_schema_basics, field_value, map_put, replace_null_with_default_key,
-    require_map, require_struct, struct_with_fields, SchemaCache, Side,
+    check_list, copy_schema_basics, field_value, into_map, replace_null_with_default_key,
+    require_struct, struct_with_fields, SchemaCache, Side,
 };
 
 const PURPOSE: &str = "field replacement";
@@ -157,17 +157,30 @@ impl Transformation for ReplaceField {
         let (schema, value) = self.side.take(&mut record);
         match schema {
             None => {
-                let entries = require_map(&value, PURPOSE)?;
-                let mut updated = Vec::with_capacity(entries.len());
+                let entries = into_map(value, PURPOSE)?;
+                let mut updated: Vec<(Value, Value)> = Vec::with_capacity(entries.len());
                 for (k, v) in entries {
                     let Some(name) = k.as_str() else {
                         return Err(ConnectError::data(format!(
                             "Only String keys supported for [{PURPOSE}], found: {}",
-                            crate::transforms::util::java_class_name(k)
+                            crate::transforms::util::java_class_name(&k)
                         )));
                     };
-                    if self.keep(name) {
-                        map_put(&mut updated, self.renamed(name), v.clone());
+                    if !self.keep(name) {
+                        continue;
+                    }
+                    // The key moves along unless it is renamed; a later key wins a collision.
+                    let renamed = self.renamed(name);
+                    let key = match (renamed != name).then(|| renamed.to_owned()) {
+                        Some(new_name) => Value::String(new_name),
+                        None => k,
+                    };
+                    match updated
+                        .iter()
+                        .position(|(uk, _)| uk.as_str() == key.as_str())
+                    {
+                        Some(i) => updated[i].1 = v,
+                        None => updated.push((key, v)),
                     }
                 }
                 self.side.set(&mut record, None, Value::Map(updated));

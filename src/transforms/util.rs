@@ -93,6 +93,17 @@ pub fn require_map<'a>(
     }
 }
 
+/// [`require_map`] on an owned value: its entries, moved out (no copy), or Kafka's error.
+///
+/// # Errors
+/// A data error when the value is not a map.
+pub fn into_map(value: Value, purpose: &str) -> Result<Vec<(Value, Value)>, ConnectError> {
+    match value {
+        Value::Map(entries) => Ok(entries),
+        other => require_map(&other, purpose).map(<[_]>::to_vec),
+    }
+}
+
 /// A struct value, or Kafka's error:
 /// `Only Struct objects supported for [<purpose>], found: <class>`, where the class is the one
 /// Kafka Connect would hold for a value of `schema` (a logical Date/Time/Timestamp is a
@@ -276,10 +287,17 @@ pub fn check_required(field: &connect_api::Field, value: &Value) -> Result<(), C
 
 /// Puts `key` into a schemaless map like Java's `Map.put`: replaces the value in place when the
 /// key is there, appends otherwise.
-pub fn map_put(entries: &mut Vec<(Value, Value)>, key: &str, value: Value) {
-    match entries.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
+pub fn map_put(
+    entries: &mut Vec<(Value, Value)>,
+    key: impl AsRef<str> + Into<String>,
+    value: Value,
+) {
+    match entries
+        .iter_mut()
+        .find(|(k, _)| k.as_str() == Some(key.as_ref()))
+    {
         Some(entry) => entry.1 = value,
-        None => entries.push((Value::String(key.to_owned()), value)),
+        None => entries.push((Value::String(key.into()), value)),
     }
 }
 

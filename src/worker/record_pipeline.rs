@@ -7,7 +7,7 @@ use connect_api::{ConnectRecord, Headers, RecordContext, SinkRecord, TimestampTy
 
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
-use super::tolerance::{ErrorHandler, Origin, Stage};
+use super::tolerance::{ErrorHandler, Failure, Origin, Stage};
 use super::transform_chain::TransformationChain;
 use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, ProducerRecord};
@@ -21,6 +21,26 @@ async fn transform(
     origin: &Origin<'_>,
 ) -> Result<Option<ConnectRecord>, TaskError> {
     let retries = handler.policy().retry_timeout != Some(std::time::Duration::ZERO);
+    if !retries {
+        // Without retries (the default) a stage runs once: no copy of the record is kept, and
+        // only a failure goes through the (heap-allocated) handler.
+        let mut current = record;
+        for stage in chain.stages_mut() {
+            match stage.apply(current, ctx) {
+                Ok(Some(next)) => current = next,
+                Ok(None) => return Ok(None),
+                Err(error) => {
+                    let failure = Failure {
+                        stage: Stage::Transformation,
+                        class_name: stage.class_name.to_owned(),
+                        error,
+                    };
+                    return Box::pin(handler.fail(failure, origin)).await.map(|()| None);
+                }
+            }
+        }
+        return Ok(Some(current));
+    }
     let mut current = record;
     for stage in chain.stages_mut() {
         let class = stage.class_name;

@@ -363,15 +363,27 @@ impl ErrorHandler {
         origin: &Origin<'_>,
         mut op: impl FnMut() -> Result<T, ConnectError>,
     ) -> Result<Option<T>, TaskError> {
-        let started = Instant::now();
-        let deadline = self.policy.retry_timeout.map(|t| started + t);
-        let mut attempt = 0u32;
+        match op() {
+            Ok(v) => Ok(Some(v)),
+            // The retry loop's state (timers, reports) lives on the heap, only for failures:
+            // the common path stays a small future.
+            Err(first) => Box::pin(self.after_failure(stage, class_name, origin, op, first)).await,
+        }
+    }
+
+    /// [`ErrorHandler::execute`] after its first attempt failed with `first`.
+    async fn after_failure<T>(
+        &mut self,
+        stage: Stage,
+        class_name: &str,
+        origin: &Origin<'_>,
+        mut op: impl FnMut() -> Result<T, ConnectError>,
+        first: ConnectError,
+    ) -> Result<Option<T>, TaskError> {
+        let deadline = self.policy.retry_timeout.map(|t| Instant::now() + t);
+        let mut attempt = 1u32;
+        let mut error = first;
         loop {
-            attempt += 1;
-            let error = match op() {
-                Ok(v) => return Ok(Some(v)),
-                Err(e) => e,
-            };
             if error.is_retriable() && deadline.is_none_or(|d| Instant::now() < d) {
                 self.counters.failure();
                 let delay = self.policy.backoff(attempt, Instant::now(), deadline);
@@ -381,7 +393,14 @@ impl ErrorHandler {
                 }
                 if !self.cancel.is_cancelled() {
                     self.counters.retry();
-                    continue;
+                    attempt += 1;
+                    match op() {
+                        Ok(v) => return Ok(Some(v)),
+                        Err(e) => {
+                            error = e;
+                            continue;
+                        }
+                    }
                 }
             }
             let failure = Failure {
