@@ -39,7 +39,10 @@ fn secrets(w: &Workdir, output: &Path) -> Secrets {
         props,
         mounted: w.path("mounted"),
         env: vec![
-            ("CONNECT_TEST_SINK_FILE".into(), output.display().to_string()),
+            (
+                "CONNECT_TEST_SINK_FILE".into(),
+                output.display().to_string(),
+            ),
             ("CONNECT_TEST_TOKEN".into(), ENV_SECRET.into()),
             (
                 "CONNECT_TEST_DATA_DIR".into(),
@@ -80,12 +83,20 @@ fn command(w: &Workdir, s: &Secrets, args: &[&str]) -> Command {
 
 /// Starts the worker at trace level with `files`; stdout and stderr go to files.
 fn start(w: &Workdir, s: &Secrets, files: &[&Path]) -> Running {
-    let mut args = vec!["--log-level".to_owned(), "trace".to_owned(), "standalone".to_owned()];
+    let mut args = vec![
+        "--log-level".to_owned(),
+        "trace".to_owned(),
+        "standalone".to_owned(),
+    ];
     args.extend(files.iter().map(|f| f.display().to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut child = command(w, s, &args)
-        .stdout(Stdio::from(std::fs::File::create(w.path("worker.stdout")).unwrap()))
-        .stderr(Stdio::from(std::fs::File::create(w.path("connect-rs.log")).unwrap()))
+        .stdout(Stdio::from(
+            std::fs::File::create(w.path("worker.stdout")).unwrap(),
+        ))
+        .stderr(Stdio::from(
+            std::fs::File::create(w.path("connect-rs.log")).unwrap(),
+        ))
         .spawn()
         .expect("spawn connect-rs");
     let mut port = None;
@@ -124,7 +135,11 @@ fn get(c: &Client, path: &str, bodies: &mut Vec<String>) -> Value {
 fn wait_running(c: &Client, name: &str) {
     wait_for(&format!("{name} to be RUNNING"), STARTUP, || {
         let r = c.get(&format!("/connectors/{name}/status"));
-        let v = if r.status == 200 { r.json() } else { Value::Null };
+        let v = if r.status == 200 {
+            r.json()
+        } else {
+            Value::Null
+        };
         let tasks = v["tasks"].as_array().cloned().unwrap_or_default();
         v["connector"]["state"] == "RUNNING"
             && !tasks.is_empty()
@@ -197,7 +212,10 @@ fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else()
     let task = &tasks[0]["config"];
     assert_eq!(task["file"], format!("${{dir:{mounted}:input.file}}"));
     assert_eq!(task["topic"], format!("${{file:{props}:topic.name}}"));
-    assert_eq!(task["my.secret"], format!("prefix-${{file:{props}:secret}}"));
+    assert_eq!(
+        task["my.secret"],
+        format!("prefix-${{file:{props}:secret}}")
+    );
     let tasks = get(&c, "/connectors/provided-sink/tasks", &mut bodies);
     assert_eq!(tasks[0]["config"]["file"], "${env:CONNECT_TEST_SINK_FILE}");
     assert_eq!(tasks[0]["config"]["api.token"], "${env:CONNECT_TEST_TOKEN}");
@@ -221,7 +239,10 @@ fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else()
         assert_no_secret("a REST body", body);
     }
     let log = w.log();
-    assert!(log.contains("TRACE") || log.contains("DEBUG"), "trace level is on");
+    assert!(
+        log.contains("TRACE") || log.contains("DEBUG"),
+        "trace level is on"
+    );
     assert_no_secret("the worker's stderr", &log);
     assert_no_secret(
         "the worker's stdout",
@@ -255,7 +276,11 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
         ),
         "{err}"
     );
-    let listed = worker(&w, &s, "config.providers=file,vault\nconfig.providers.vault.class=Vault\n");
+    let listed = worker(
+        &w,
+        &s,
+        "config.providers=file,vault\nconfig.providers.vault.class=Vault\n",
+    );
     let out = command(&w, &s, &["standalone", "--exit-when-idle=300ms"])
         .arg(&listed)
         .output()
@@ -319,6 +344,7 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
     let r = c.put(
         "/connector-plugins/FileStreamSink/config/validate",
         &json!({
+            "name": "validated",
             "connector.class": "FileStreamSink",
             "topics": "t",
             "file": "${env:CONNECT_TEST_SINK_FILE}",
@@ -326,7 +352,11 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
         }),
     );
     assert_eq!(r.status, 200, "{}", r.body);
-    assert!(!r.body.contains(&output.display().to_string()), "{}", r.body);
+    assert!(
+        !r.body.contains(&output.display().to_string()),
+        "{}",
+        r.body
+    );
     let v = r.json();
     assert_eq!(v["error_count"], 1, "{v}");
     let value = |name: &str| {

@@ -996,20 +996,36 @@ offset.flush.interval.ms=10000
              embedded.log.dir=${{file:{p}:log.dir}}\n",
             p = secrets.display()
         );
-        let ok = format!("{base}offset.flush.interval.ms=${{file:{}:flush}}\n", secrets.display());
+        let ok = format!(
+            "{base}offset.flush.interval.ms=${{file:{}:flush}}\n",
+            secrets.display()
+        );
         let w = worker(&ok, WorkerMode::Standalone).unwrap();
         assert_eq!(w.offset_flush_interval(), Duration::from_millis(2500));
         assert_eq!(w.embedded_log_dir(), PathBuf::from("/var/lib/x"));
         assert_eq!(w.raw().line("offset.flush.interval.ms"), Some(6));
         assert_eq!(w.providers().names().collect::<Vec<_>>(), ["file"]);
         // A value that resolves but is invalid shows the placeholder, not the value.
-        let bad = format!("{base}num.partitions=${{file:{}:log.dir}}\n", secrets.display());
-        let shown = worker(&bad, WorkerMode::Standalone).unwrap_err().to_string();
-        assert!(shown.contains("line 6: num.partitions: Invalid value ${file:"), "{shown}");
+        let bad = format!(
+            "{base}num.partitions=${{file:{}:log.dir}}\n",
+            secrets.display()
+        );
+        let shown = worker(&bad, WorkerMode::Standalone)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            shown.contains("line 6: num.partitions: Invalid value ${file:"),
+            "{shown}"
+        );
         assert!(!shown.contains("/var/lib/x"), "{shown}");
         // A placeholder that does not resolve names its key, line and placeholder.
-        let missing = format!("{base}offset.flush.interval.ms=${{file:{}:nope}}\n", secrets.display());
-        let shown = worker(&missing, WorkerMode::Standalone).unwrap_err().to_string();
+        let missing = format!(
+            "{base}offset.flush.interval.ms=${{file:{}:nope}}\n",
+            secrets.display()
+        );
+        let shown = worker(&missing, WorkerMode::Standalone)
+            .unwrap_err()
+            .to_string();
         assert!(
             shown.contains(&format!(
                 "line 6: offset.flush.interval.ms: Cannot resolve ${{file:{p}:nope}} for configuration offset.flush.interval.ms: the file {p} has no key 'nope'",

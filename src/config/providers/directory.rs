@@ -36,7 +36,9 @@ impl ConfigProvider for DirectoryConfigProvider {
             ProviderError::new(format!("the path {path} is not in allowed.paths"))
         })?;
         if !dir.is_dir() {
-            return Err(ProviderError::new(format!("the path {path} is not a directory")));
+            return Err(ProviderError::new(format!(
+                "the path {path} is not a directory"
+            )));
         }
         let mut values = BTreeMap::new();
         for key in keys {
@@ -82,7 +84,10 @@ mod tests {
         std::fs::write(dir.path().join("token"), "abc\n").unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         let got = DirectoryConfigProvider::default()
-            .get(dir.path().to_str().unwrap(), &keys(&["token", "sub", "../x", "none"]))
+            .get(
+                dir.path().to_str().unwrap(),
+                &keys(&["token", "sub", "../x", "none"]),
+            )
             .unwrap();
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got["token"], "abc\n", "kept verbatim");
@@ -95,15 +100,23 @@ mod tests {
         std::fs::write(&file, "x").unwrap();
         let p = DirectoryConfigProvider::default();
         let err = p.get(file.to_str().unwrap(), &keys(&["a"])).unwrap_err();
-        assert_eq!(err.0, format!("the path {} is not a directory", file.display()));
+        assert_eq!(
+            err.0,
+            format!("the path {} is not a directory", file.display())
+        );
         let allowed = dir.path().join("allowed");
         std::fs::create_dir(&allowed).unwrap();
         let p = DirectoryConfigProvider::new(
             AllowedPaths::parse(Some(allowed.to_str().unwrap())).unwrap(),
         );
-        let err = p.get(dir.path().to_str().unwrap(), &keys(&["f"])).unwrap_err();
+        let err = p
+            .get(dir.path().to_str().unwrap(), &keys(&["f"]))
+            .unwrap_err();
         assert!(err.0.contains("is not in allowed.paths"), "{err}");
         std::fs::write(allowed.join("k"), "v").unwrap();
-        assert_eq!(p.get(allowed.to_str().unwrap(), &keys(&["k"])).unwrap()["k"], "v");
+        assert_eq!(
+            p.get(allowed.to_str().unwrap(), &keys(&["k"])).unwrap()["k"],
+            "v"
+        );
     }
 }

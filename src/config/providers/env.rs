@@ -101,14 +101,19 @@ mod tests {
         let got = p.get("", &keys(&["APP_TOKEN", "NOPE"])).unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(got["APP_TOKEN"], "t0k");
-        assert_eq!(p.missing("", "NOPE"), "the environment variable NOPE is not set");
+        assert_eq!(
+            p.missing("", "NOPE"),
+            "the environment variable NOPE is not set"
+        );
     }
 
     #[test]
     fn allowlist_pattern_must_match_the_whole_name() {
         let p = EnvVarConfigProvider::with_vars(vars(), Some("APP_.*")).unwrap();
         assert_eq!(p.get("", &keys(&["APP_TOKEN", "HOME"])).unwrap().len(), 1);
-        assert!(p.missing("", "HOME").contains("does not match allowlist.pattern"));
+        assert!(p
+            .missing("", "HOME")
+            .contains("does not match allowlist.pattern"));
         // `APP` alone matches part of `APP_TOKEN` only: not allowed.
         let p = EnvVarConfigProvider::with_vars(vars(), Some("APP")).unwrap();
         assert!(p.get("", &keys(&["APP_TOKEN"])).unwrap().is_empty());

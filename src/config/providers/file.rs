@@ -73,7 +73,11 @@ mod tests {
     fn reads_keys_of_a_properties_file() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("db.properties");
-        std::fs::write(&file, "user=admin\npassword = s3cr\\u0065t\\\n  -tail\n# c=1\n").unwrap();
+        std::fs::write(
+            &file,
+            "user=admin\npassword = s3cr\\u0065t\\\n  -tail\n# c=1\n",
+        )
+        .unwrap();
         let p = FileConfigProvider::default();
         let got = p
             .get(file.to_str().unwrap(), &keys(&["user", "password", "c"]))
@@ -110,12 +114,19 @@ mod tests {
         assert!(p.get(&sneaky, &keys(&["a"])).is_err());
         let inside = allowed_dir.join("in.properties");
         std::fs::write(&inside, "a=1\n").unwrap();
-        assert_eq!(p.get(inside.to_str().unwrap(), &keys(&["a"])).unwrap().len(), 1);
+        assert_eq!(
+            p.get(inside.to_str().unwrap(), &keys(&["a"]))
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]
     fn no_path_is_an_error() {
-        let err = FileConfigProvider::default().get("", &keys(&["a"])).unwrap_err();
+        let err = FileConfigProvider::default()
+            .get("", &keys(&["a"]))
+            .unwrap_err();
         assert!(err.0.contains("no file given"), "{err}");
     }
 

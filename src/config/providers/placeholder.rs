@@ -71,7 +71,10 @@ mod tests {
             [("file", "/etc/app/secrets.properties", "db.password")]
         );
         assert_eq!(parts("${env:HOME}"), [("env", "", "HOME")]);
-        assert_eq!(parts("${dir:/run/secrets:token}"), [("dir", "/run/secrets", "token")]);
+        assert_eq!(
+            parts("${dir:/run/secrets:token}"),
+            [("dir", "/run/secrets", "token")]
+        );
     }
 
     #[test]

@@ -15,7 +15,11 @@ pub trait ConfigProvider: Send + Sync + fmt::Debug {
     ///
     /// # Errors
     /// When `path` cannot be used at all (not allowed, unreadable, not supported).
-    fn get(&self, path: &str, keys: &BTreeSet<String>) -> Result<BTreeMap<String, String>, ProviderError>;
+    fn get(
+        &self,
+        path: &str,
+        keys: &BTreeSet<String>,
+    ) -> Result<BTreeMap<String, String>, ProviderError>;
 
     /// Why `key` has no value at `path`, for the error message.
     fn missing(&self, path: &str, key: &str) -> String {

@@ -222,14 +222,17 @@ mod tests {
 
     #[test]
     fn class_names_and_aliases() {
-        for name in [
-            FILE_CONFIG_PROVIDER,
-            "FileConfigProvider",
-            "File",
-        ] {
-            assert_eq!(class_of(name).map(|c| c.0), Some(FILE_CONFIG_PROVIDER), "{name}");
+        for name in [FILE_CONFIG_PROVIDER, "FileConfigProvider", "File"] {
+            assert_eq!(
+                class_of(name).map(|c| c.0),
+                Some(FILE_CONFIG_PROVIDER),
+                "{name}"
+            );
         }
-        assert_eq!(class_of("EnvVar").map(|c| c.0), Some(ENV_VAR_CONFIG_PROVIDER));
+        assert_eq!(
+            class_of("EnvVar").map(|c| c.0),
+            Some(ENV_VAR_CONFIG_PROVIDER)
+        );
         assert_eq!(
             class_of("DirectoryConfigProvider").map(|c| c.0),
             Some(DIRECTORY_CONFIG_PROVIDER)
@@ -256,18 +259,29 @@ mod tests {
     fn unknown_class_and_missing_class_are_problems_naming_the_key() {
         let (p, problems, _) = ConfigProviders::from_worker(&worker(&[
             ("config.providers", "vault,file"),
-            ("config.providers.vault.class", "com.example.VaultConfigProvider"),
+            (
+                "config.providers.vault.class",
+                "com.example.VaultConfigProvider",
+            ),
         ]));
         assert!(p.is_empty());
         assert_eq!(problems.len(), 2);
-        assert_eq!(problems[0].key.as_deref(), Some("config.providers.vault.class"));
+        assert_eq!(
+            problems[0].key.as_deref(),
+            Some("config.providers.vault.class")
+        );
         assert_eq!(problems[0].origin.line, Some(2));
         assert!(problems[0].message.starts_with(
             "Invalid value com.example.VaultConfigProvider for configuration config.providers.vault.class: Failed to find any class"
         ));
         assert!(problems[0].message.contains(FILE_CONFIG_PROVIDER));
-        assert_eq!(problems[1].key.as_deref(), Some("config.providers.file.class"));
-        assert!(problems[1].message.starts_with("Missing required configuration"));
+        assert_eq!(
+            problems[1].key.as_deref(),
+            Some("config.providers.file.class")
+        );
+        assert!(problems[1]
+            .message
+            .starts_with("Missing required configuration"));
     }
 
     #[test]
@@ -291,7 +305,10 @@ mod tests {
             Some("config.providers.env.param.allowlist.pattern")
         );
         assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert_eq!(warnings[0].key, "config.providers.file.param.allowlist.pattern");
+        assert_eq!(
+            warnings[0].key,
+            "config.providers.file.param.allowlist.pattern"
+        );
         assert!(warnings[0].message.contains("not a parameter of"));
         assert_eq!(warnings[1].key, "config.providers.other.class");
     }

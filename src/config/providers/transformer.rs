@@ -63,7 +63,10 @@ impl ConfigProviders {
                         problems.push(ConfigProblem::for_key(
                             entry.origin.clone(),
                             key,
-                            format!("Cannot resolve {} for configuration {key}: {reason}", p.text),
+                            format!(
+                                "Cannot resolve {} for configuration {key}: {reason}",
+                                p.text
+                            ),
                         ));
                     }
                 }
@@ -260,7 +263,10 @@ mod tests {
         let d = dir.path().display();
         let config = raw(&[
             ("topic", "${env:TOPIC}"),
-            ("url", &format!("jdbc://${{file:{p}:host}}:5432/${{env:TOPIC}}?x")),
+            (
+                "url",
+                &format!("jdbc://${{file:{p}:host}}:5432/${{env:TOPIC}}?x"),
+            ),
             ("password", &format!("${{file:{p}:db.password}}")),
             ("api.key", &format!("${{dir:{d}:api-key}}")),
             ("format", "${topic}-${timestamp}"),
@@ -281,7 +287,9 @@ mod tests {
             .redact("failed with file-secret-2 and dir-secret-3 on orders");
         assert_eq!(
             shown,
-            format!("failed with ${{file:{p}:db.password}} and ${{dir:{d}:api-key}} on ${{env:TOPIC}}")
+            format!(
+                "failed with ${{file:{p}:db.password}} and ${{dir:{d}:api-key}} on ${{env:TOPIC}}"
+            )
         );
     }
 
@@ -314,17 +322,25 @@ mod tests {
         let none = ConfigProviders::none()
             .resolve(&raw(&[("k", "${file:/p:k}")]), |_| false)
             .unwrap_err();
-        assert!(none[0].message.ends_with("(config.providers of the worker is empty)"));
+        assert!(none[0]
+            .message
+            .ends_with("(config.providers of the worker is empty)"));
     }
 
     #[test]
     fn worker_resolution_leaves_provider_keys_alone() {
         let config = raw(&[
-            ("config.providers.env.param.allowlist.pattern", "${env:TOPIC}"),
+            (
+                "config.providers.env.param.allowlist.pattern",
+                "${env:TOPIC}",
+            ),
             ("group.id", "${env:TOPIC}"),
         ]);
         let r = providers().resolve_worker(&config).unwrap().raw;
-        assert_eq!(r.get("config.providers.env.param.allowlist.pattern"), Some("${env:TOPIC}"));
+        assert_eq!(
+            r.get("config.providers.env.param.allowlist.pattern"),
+            Some("${env:TOPIC}")
+        );
         assert_eq!(r.get("group.id"), Some("orders"));
     }
 
@@ -338,14 +354,21 @@ mod tests {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
-        let task: ConfigMap = [("file", "/data/in.txt"), ("topic", "t"), ("task.class", "T")]
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect();
+        let task: ConfigMap = [
+            ("file", "/data/in.txt"),
+            ("topic", "t"),
+            ("task.class", "T"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
         let back = reverse_transform(&connector, &task);
         assert_eq!(back["file"], "${env:FILE}");
         assert_eq!(back["topic"], "t");
-        assert!(!back.contains_key("secret"), "keys the task lacks are not added");
+        assert!(
+            !back.contains_key("secret"),
+            "keys the task lacks are not added"
+        );
         let problems = providers().resolve_map(&back, "task 0").unwrap_err();
         assert_eq!(problems[0].origin.file.display().to_string(), "task 0");
         assert_eq!(problems[0].key.as_deref(), Some("file"));
@@ -358,7 +381,10 @@ mod tests {
         assert_eq!(resolved["topic"], "orders");
         assert_eq!(redactor.redact("to orders"), "to ${env:TOPIC}");
         let plain: ConfigMap = [("topic".to_owned(), "t".to_owned())].into();
-        assert_eq!(ConfigProviders::none().resolve_map(&plain, "x").unwrap().0, plain);
+        assert_eq!(
+            ConfigProviders::none().resolve_map(&plain, "x").unwrap().0,
+            plain
+        );
     }
 
     #[test]
