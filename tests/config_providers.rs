@@ -18,6 +18,8 @@ use support::*;
 const FILE_SECRET: &str = "S3cr3t-from-file-9f2";
 const ENV_SECRET: &str = "tok-from-env-7c1";
 const DIR_SECRET: &str = "dir-secret-4e8";
+/// The name of a directory whose path a provider gives (to show in no error message).
+const SECRET_DIR: &str = "S3cr3tDir-5a1";
 
 /// The secrets and the paths of one test's providers.
 struct Secrets {
@@ -118,7 +120,7 @@ fn start(w: &Workdir, s: &Secrets, files: &[&Path]) -> Running {
 /// Fails when a secret is in `text`.
 #[track_caller]
 fn assert_no_secret(what: &str, text: &str) {
-    for secret in [FILE_SECRET, ENV_SECRET, DIR_SECRET] {
+    for secret in [FILE_SECRET, ENV_SECRET, DIR_SECRET, SECRET_DIR] {
         let line = text.lines().find(|l| l.contains(secret));
         assert!(line.is_none(), "{what} shows a secret: {line:?}");
     }
@@ -338,6 +340,32 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
         )),
         "{message}"
     );
+
+    // A connector that fails to start because of a resolved value: its trace (and log line)
+    // show the placeholder instead.
+    std::fs::create_dir(w.path(SECRET_DIR)).unwrap();
+    w.write("mounted/dir.name", w.path(SECRET_DIR).display().to_string());
+    let mounted = s.mounted.display().to_string();
+    let r = c.put(
+        "/connectors/dir-source/config",
+        &json!({
+            "connector.class": "FileStreamSource",
+            "topic": "t",
+            "file": format!("${{dir:{mounted}:dir.name}}"),
+        }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let r = c.get("/connectors/dir-source/status");
+    let status = r.json();
+    assert_eq!(status["connector"]["state"], "FAILED", "{status}");
+    let trace = status["connector"]["trace"].as_str().unwrap_or_default();
+    assert!(
+        trace.contains(&format!(
+            "${{dir:{mounted}:dir.name}} is a directory, not a file that can be read line by line"
+        )),
+        "{trace}"
+    );
+    assert_no_secret("the status of a failed connector", &r.body);
 
     // Validation resolves, reports the placeholder that does not resolve on its key, and
     // shows values as given.
