@@ -156,7 +156,12 @@ fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else()
     let s = secrets(&w, &output);
     let props = s.props.display().to_string();
     let mounted = s.mounted.display().to_string();
-    let worker = worker(&w, &s, "");
+    let configs_file = w.path("connectors.json");
+    let worker = worker(
+        &w,
+        &s,
+        &format!("config.storage.file.filename={}", configs_file.display()),
+    );
     let source_config = [
         ("name", "provided-source".to_owned()),
         ("connector.class", "FileStreamSource".to_owned()),
@@ -240,6 +245,10 @@ fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else()
     for body in &bodies {
         assert_no_secret("a REST body", body);
     }
+    // REST-created connectors are kept as written.
+    let kept = std::fs::read_to_string(&configs_file).unwrap();
+    assert!(kept.contains("${env:CONNECT_TEST_TOKEN}"), "{kept}");
+    assert_no_secret("the configurations file", &kept);
     let log = w.log();
     assert!(
         log.contains("TRACE") || log.contains("DEBUG"),
@@ -403,10 +412,29 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
         )])
     );
 
+    // `config.action.reload` is checked (`none` and `restart` only).
+    let r = c.put(
+        "/connectors/reload/config",
+        &json!({
+            "connector.class": "FileStreamSink",
+            "topics": "t",
+            "config.action.reload": "sometimes",
+        }),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body.contains(
+            "Invalid value sometimes for configuration config.action.reload: String must be one of: none, restart"
+        ),
+        "{}",
+        r.body
+    );
+
     // Resolvable when created; the key disappears; the task restart fails with the reason.
     let r = c.put(
         "/connectors/rest-sink/config",
         &json!({
+            "config.action.reload": "none",
             "connector.class": "FileStreamSink",
             "topics": "t",
             "file": "${env:CONNECT_TEST_SINK_FILE}",
