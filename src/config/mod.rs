@@ -9,6 +9,7 @@ mod json;
 mod load;
 mod origin;
 mod properties;
+pub mod providers;
 mod raw;
 mod toml;
 mod validate;

@@ -104,6 +104,14 @@ impl RawConfig {
         }
     }
 
+    /// Replaces the value of `key`, keeping its position and origin (no duplicate warning);
+    /// nothing happens when `key` is absent. Used when placeholders are resolved.
+    pub fn set_value(&mut self, key: &str, value: impl Into<String>) {
+        if let Some(entry) = self.entries.get_mut(key) {
+            entry.value = value.into();
+        }
+    }
+
     /// Removes `key`, keeping the order of the others.
     pub fn remove(&mut self, key: &str) -> Option<RawEntry> {
         self.entries.shift_remove(key)

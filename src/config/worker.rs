@@ -20,6 +20,7 @@ use connect_api::{
 
 use super::error::{ConfigError, ConfigWarning};
 use super::origin::Origin;
+use super::providers::ConfigProviders;
 use super::raw::RawConfig;
 use super::validate::{parse_def, unknown_key_warnings};
 
@@ -630,6 +631,7 @@ pub struct WorkerConfig {
     values: ConfigValues,
     raw: RawConfig,
     warnings: Vec<ConfigWarning>,
+    providers: std::sync::Arc<ConfigProviders>,
 }
 
 impl WorkerConfig {
@@ -638,20 +640,43 @@ impl WorkerConfig {
     /// # Errors
     /// Every problem at once (wrong type, missing required key, bad value), each with file,
     /// line and key. Unknown keys are not errors: see [`WorkerConfig::warnings`].
+    ///
+    /// Placeholders (`${provider:[path:]key}`) are resolved first with the providers the file
+    /// configures (`config.providers`), as Kafka's `AbstractConfig` does: [`WorkerConfig::raw`]
+    /// holds the resolved values. A placeholder that cannot be resolved is a problem on its key.
     pub fn from_raw(raw: &RawConfig, mode: WorkerMode) -> Result<Self, ConfigError> {
         let def = worker_def(mode);
         let mut warnings: Vec<ConfigWarning> = raw.duplicate_warnings().to_vec();
         warnings.extend(unknown_key_warnings(raw, &def, special_worker_key));
-        let (values, problems) = parse_def(raw, &def);
+        let (providers, problems, provider_warnings) = ConfigProviders::from_worker(raw);
+        warnings.extend(provider_warnings);
+        if !problems.is_empty() {
+            return Err(ConfigError::Invalid { problems, warnings });
+        }
+        let resolved = match providers.resolve_worker(raw) {
+            Ok(resolved) => resolved,
+            Err(problems) => return Err(ConfigError::Invalid { problems, warnings }),
+        };
+        let (values, mut problems) = parse_def(&resolved.raw, &def);
+        for p in &mut problems {
+            p.message = resolved.redactor.redact(&p.message).into_owned();
+        }
         match values {
             Some(values) if problems.is_empty() => Ok(Self {
                 mode,
                 values,
-                raw: raw.clone(),
+                raw: resolved.raw,
                 warnings,
+                providers: std::sync::Arc::new(providers),
             }),
             _ => Err(ConfigError::Invalid { problems, warnings }),
         }
+    }
+
+    /// The config providers this worker configured (`config.providers`), which resolve
+    /// connector configurations when connectors and tasks start.
+    pub fn providers(&self) -> &std::sync::Arc<ConfigProviders> {
+        &self.providers
     }
 
     /// The mode this configuration was validated for.
@@ -670,7 +695,7 @@ impl WorkerConfig {
         &self.values
     }
 
-    /// The configuration as read, with origins.
+    /// The configuration as read, with origins, placeholders resolved.
     pub fn raw(&self) -> &RawConfig {
         &self.raw
     }
@@ -959,6 +984,55 @@ offset.flush.interval.ms=10000
         let dir = tempfile::tempdir().unwrap();
         let path = file(&dir, "worker.properties", content);
         WorkerConfig::from_raw(&load_file(&path).unwrap(), mode)
+    }
+
+    #[test]
+    fn placeholders_are_resolved_when_the_worker_file_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let secrets = file(&dir, "s.properties", "flush=2500\nlog.dir=/var/lib/x\n");
+        let base = format!(
+            "key.converter=StringConverter\nvalue.converter=StringConverter\n\
+             config.providers=file\nconfig.providers.file.class=FileConfigProvider\n\
+             embedded.log.dir=${{file:{p}:log.dir}}\n",
+            p = secrets.display()
+        );
+        let ok = format!(
+            "{base}offset.flush.interval.ms=${{file:{}:flush}}\n",
+            secrets.display()
+        );
+        let w = worker(&ok, WorkerMode::Standalone).unwrap();
+        assert_eq!(w.offset_flush_interval(), Duration::from_millis(2500));
+        assert_eq!(w.embedded_log_dir(), PathBuf::from("/var/lib/x"));
+        assert_eq!(w.raw().line("offset.flush.interval.ms"), Some(6));
+        assert_eq!(w.providers().names().collect::<Vec<_>>(), ["file"]);
+        // A value that resolves but is invalid shows the placeholder, not the value.
+        let bad = format!(
+            "{base}num.partitions=${{file:{}:log.dir}}\n",
+            secrets.display()
+        );
+        let shown = worker(&bad, WorkerMode::Standalone)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            shown.contains("line 6: num.partitions: Invalid value ${file:"),
+            "{shown}"
+        );
+        assert!(!shown.contains("/var/lib/x"), "{shown}");
+        // A placeholder that does not resolve names its key, line and placeholder.
+        let missing = format!(
+            "{base}offset.flush.interval.ms=${{file:{}:nope}}\n",
+            secrets.display()
+        );
+        let shown = worker(&missing, WorkerMode::Standalone)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            shown.contains(&format!(
+                "line 6: offset.flush.interval.ms: Cannot resolve ${{file:{p}:nope}} for configuration offset.flush.interval.ms: the file {p} has no key 'nope'",
+                p = secrets.display()
+            )),
+            "{shown}"
+        );
     }
 
     #[test]

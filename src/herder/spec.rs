@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::transform_spec::TransformChainSpec;
+use crate::config::providers::Redactor;
 use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
 use crate::topics::topic_creation::TopicCreation;
@@ -49,11 +50,53 @@ fn invalid(
     SpecError::Config(config::ConfigError::Invalid { problems, warnings })
 }
 
+impl SpecError {
+    /// The error with every value a config provider gave replaced by its placeholder.
+    fn redacted(self, redactor: &Redactor) -> Self {
+        match self {
+            Self::Config(config::ConfigError::Invalid {
+                mut problems,
+                warnings,
+            }) => {
+                for p in &mut problems {
+                    p.message = redactor.redact(&p.message).into_owned();
+                }
+                Self::Config(config::ConfigError::Invalid { problems, warnings })
+            }
+            Self::Other(m) => Self::Other(redactor.redact(&m).into_owned()),
+            other => other,
+        }
+    }
+}
+
 /// Resolves and validates one connector's configuration (from a file or a REST request).
 ///
+/// Placeholders are resolved with the worker's config providers before validation (as Kafka's
+/// `AbstractHerder.validateConnectorConfig`); the spec's `props` hold the resolved values,
+/// `raw_props` the configuration as given. Messages never show a resolved value.
+///
 /// # Errors
-/// Every problem found, naming the file (or request), line and key where there is one.
+/// Every problem found, naming the file (or request), line and key where there is one; a
+/// placeholder that cannot be resolved is a problem on its key.
 pub fn connector_spec(
+    raw: &RawConfig,
+    worker: &WorkerConfig,
+    plugins: &PluginRegistry,
+) -> Result<ConnectorSpec, SpecError> {
+    let resolved = worker
+        .providers()
+        .resolve(raw, |_| false)
+        .map_err(|problems| invalid(problems, Vec::new()))?;
+    let redactor = Arc::new(resolved.redactor);
+    let mut spec =
+        resolved_spec(&resolved.raw, worker, plugins).map_err(|e| e.redacted(&redactor))?;
+    spec.raw_props = raw.to_map();
+    spec.redactor = redactor;
+    Ok(spec)
+}
+
+/// [`connector_spec`] of a configuration whose placeholders are resolved.
+fn resolved_spec(
     raw: &RawConfig,
     worker: &WorkerConfig,
     plugins: &PluginRegistry,
@@ -171,6 +214,9 @@ pub fn connector_spec(
         producer_overrides: config.values().originals_with_prefix("producer.override."),
         consumer_overrides: config.values().originals_with_prefix("consumer.override."),
         props: raw.to_map(),
+        raw_props: raw.to_map(),
+        providers: worker.providers().clone(),
+        redactor: Arc::default(),
         plugin,
     })
 }

@@ -90,7 +90,7 @@ impl StandaloneHerder {
     ) -> Result<(), crate::worker::ConnectorStartError> {
         let name = spec.name.clone();
         let entry = Entry {
-            config: spec.props.clone(),
+            config: spec.raw_props.clone(),
             connector_type: connector_type(&spec),
             failure: None,
             target: TargetState::Started,
@@ -381,7 +381,9 @@ impl StandaloneHerder {
 
     /// `config` with the values of secret keys replaced by `[hidden]`: keys of type PASSWORD in
     /// the connector's plugin or the framework, and client settings named like secrets
-    /// (`*password`, `sasl.jaas.config`).
+    /// (`*password`, `sasl.jaas.config`). A value that is nothing but config provider
+    /// placeholders is shown as written, as Kafka shows it: it names where the secret is,
+    /// not the secret.
     fn masked(&self, config: &ConfigMap) -> ConfigMap {
         let plugin = config
             .get("connector.class")
@@ -400,7 +402,7 @@ impl StandaloneHerder {
                     .is_some_and(|key| key.config_type == connect_api::ConfigType::Password)
                     || k.ends_with("password")
                     || k.ends_with("sasl.jaas.config");
-                let shown = if secret {
+                let shown = if secret && !crate::config::providers::only_placeholders(v) {
                     "[hidden]".to_owned()
                 } else {
                     v.clone()

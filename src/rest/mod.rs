@@ -53,6 +53,9 @@ pub struct WorkerInfo {
     /// The worker's `key.converter`, `value.converter` and `header.converter` classes: the
     /// defaults `PUT /connector-plugins/{p}/config/validate` reports for a connector's own.
     pub converters: [String; 3],
+    /// The worker's config providers: `PUT /connector-plugins/{p}/config/validate` resolves
+    /// placeholders with them before validating.
+    pub providers: Arc<crate::config::providers::ConfigProviders>,
 }
 
 impl WorkerInfo {
@@ -65,6 +68,7 @@ impl WorkerInfo {
                 config.value_converter_class().to_owned(),
                 config.header_converter_class().to_owned(),
             ],
+            providers: config.providers().clone(),
         }
     }
 }

@@ -156,6 +156,7 @@ async fn start() -> Server {
                 "org.apache.kafka.connect.storage.StringConverter".to_owned(),
                 "org.apache.kafka.connect.storage.SimpleHeaderConverter".to_owned(),
             ],
+            providers: Arc::default(),
         }),
     };
     let shutdown = CancellationToken::new();

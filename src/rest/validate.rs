@@ -17,6 +17,7 @@ use super::error::{JsonBody, PathParams, RestError};
 use super::plugins::plugin_infos;
 use super::validate_transforms::{enriched_keys, EnrichedKey};
 use super::AppState;
+use crate::config::providers::{has_placeholder, ConfigProviders, Redactor};
 use crate::config::{
     connector_def, plugin_version_key, validate_connector, ConfigError, ConnectorKind, RawConfig,
     CONNECTOR_VERSION,
@@ -146,7 +147,14 @@ async fn validate_configs(
     JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
 ) -> Result<Json<ConfigInfos>, RestError> {
     let props = request_props(body)?;
-    validate_config(&state.plugins, &state.worker.converters, &plugin, &props).map(Json)
+    validate_config(
+        &state.plugins,
+        &state.worker.converters,
+        &state.worker.providers,
+        &plugin,
+        &props,
+    )
+    .map(Json)
 }
 
 /// The configuration keys of the plugin called `plugin` (class name or alias): for a
@@ -183,13 +191,17 @@ pub fn plugin_config(
 /// plugin `ConfigDef`s plus the framework's cross-key checks; keys no definition knows are
 /// listed with a null definition. The converter keys default to the worker's converters
 /// (`worker_converters`: key, value, header) and the `*.plugin.version` keys to the version of
-/// their plugin, as in Kafka Connect 4.x.
+/// their plugin, as in Kafka Connect 4.x. Placeholders are resolved with `providers` before
+/// validation (as Kafka's `validateConnectorConfig`); a value with placeholders is reported as
+/// given, a placeholder that cannot be resolved is an error on its key, and no message shows
+/// a resolved value.
 ///
 /// # Errors
 /// 400 when `connector.class` is missing, does not match `plugin`, or names no connector plugin.
 pub fn validate_config(
     plugins: &PluginRegistry,
     worker_converters: &[String; 3],
+    providers: &ConfigProviders,
     plugin: &str,
     props: &[(String, Option<String>)],
 ) -> Result<ConfigInfos, RestError> {
@@ -240,14 +252,33 @@ pub fn validate_config(
     // Every problem, by key; a null value only has the null error (Kafka parses null as null).
     let mut errors: HashMap<String, Vec<String>> = HashMap::new();
     let mut unkeyed: Vec<String> = Vec::new();
+    // Placeholders resolved first; a key whose placeholder does not resolve only has that error.
+    let (raw, redactor) = match providers.resolve(&raw, |_| false) {
+        Ok(resolved) => (resolved.raw, resolved.redactor),
+        Err(problems) => {
+            for problem in problems {
+                if let Some(key) = problem.key {
+                    errors.entry(key).or_default().push(problem.message);
+                }
+            }
+            (raw, Redactor::default())
+        }
+    };
+    let unresolved: Vec<String> = errors.keys().cloned().collect();
+    let mut push = |key: String, message: &str| {
+        if !unresolved.contains(&key) {
+            let message = redactor.redact(message).into_owned();
+            errors.entry(key).or_default().push(message);
+        }
+    };
     if let Err(ConfigError::Invalid { problems, .. }) =
         validate_connector(&raw, kind, &connector.config_def())
     {
         for problem in problems {
             match problem.key {
                 Some(key) if given.get(key.as_str()) == Some(&None) => {}
-                Some(key) => errors.entry(key).or_default().push(problem.message),
-                None => unkeyed.push(problem.message),
+                Some(key) => push(key, &problem.message),
+                None => unkeyed.push(redactor.redact(&problem.message).into_owned()),
             }
         }
     }
@@ -255,7 +286,7 @@ pub fn validate_config(
     for problem in chain_problems {
         if let Some(key) = problem.key {
             if given.get(key.as_str()) != Some(&None) {
-                errors.entry(key).or_default().push(problem.message);
+                push(key, &problem.message);
             }
         }
     }
@@ -321,6 +352,8 @@ pub fn validate_config(
             }
         }
         let value = match given.get(key.name) {
+            // As given: a resolved value is not shown.
+            Some(Some(raw)) if has_placeholder(raw) => Some((*raw).to_owned()),
             Some(Some(raw)) => parse_value(key.name, key.config_type, raw)
                 .ok()
                 .map(|v| value_text(&v)),
@@ -659,6 +692,7 @@ mod tests {
         let infos = validate_config(
             &r,
             &WORKER_CONVERTERS.map(str::to_owned),
+            &ConfigProviders::none(),
             "FileStreamSink",
             &pairs(&[
                 ("name", Some("s")),

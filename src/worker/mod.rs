@@ -49,8 +49,14 @@ pub struct ConnectorSpec {
     pub name: String,
     /// Its plugin.
     pub plugin: ConnectorPlugin,
-    /// The connector's properties as given.
+    /// The connector's properties, placeholders resolved (what the connector is given).
     pub props: ConfigMap,
+    /// The connector's properties as given and stored: placeholders not resolved.
+    pub raw_props: ConfigMap,
+    /// The worker's config providers: they resolve task configurations when tasks start.
+    pub providers: Arc<crate::config::providers::ConfigProviders>,
+    /// The values the providers gave, kept out of errors, status traces and runtime logs.
+    pub redactor: Arc<crate::config::providers::Redactor>,
     /// `tasks.max`.
     pub tasks_max: usize,
     /// Key converter.
@@ -177,9 +183,10 @@ impl Worker {
         spec: ConnectorSpec,
     ) -> Result<(), ConnectorStartError> {
         let name = spec.name.clone();
+        let redactor = spec.redactor.clone();
         let fail = |source| ConnectorStartError {
             connector: name.clone(),
-            source,
+            source: redactor.redact_error(source),
         };
         let span = info_span!("connector", connector = %name);
         let (instance, task_configs) = async {
@@ -201,7 +208,13 @@ impl Worker {
         .instrument(span.clone())
         .await
         .map_err(fail)?;
-        let task_configs = with_task_class(task_configs, spec.plugin.desc().task_class);
+        // Stored and shown with the connector's placeholders (Kafka's reverseTransform);
+        // resolved again when each task starts.
+        let task_configs: Vec<ConfigMap> =
+            with_task_class(task_configs, spec.plugin.desc().task_class)
+                .iter()
+                .map(|c| crate::config::providers::reverse_transform(&spec.raw_props, c))
+                .collect();
         if task_configs.len() > spec.tasks_max {
             return Err(fail(ConnectError::Other(format!(
                 "The connector has generated {} tasks, which is greater than {}, the maximum number of tasks it is configured to create.",
@@ -588,6 +601,9 @@ mod tests {
                 name: "flaky".into(),
                 plugin: ConnectorPlugin::Source(flaky),
                 props: ConfigMap::new(),
+                raw_props: ConfigMap::new(),
+                providers: Arc::default(),
+                redactor: Arc::default(),
                 tasks_max: 1,
                 key_converter: string("StringConverter"),
                 value_converter: string("StringConverter"),

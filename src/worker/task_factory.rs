@@ -118,11 +118,45 @@ impl TaskFactory {
         ))
     }
 
-    /// Builds task `i`'s run with a new task instance, converters and client.
+    /// `text` with the values config providers gave replaced by their placeholders.
+    pub fn redact(&self, text: &str) -> String {
+        self.spec.redactor.redact(text).into_owned()
+    }
+
+    /// Builds task `i`'s run with a new task instance, converters and client. `config` is the
+    /// stored task configuration: its placeholders are resolved here, and a placeholder that
+    /// cannot be resolved makes a run that fails at once (the task goes to FAILED with the
+    /// reason).
     ///
     /// # Errors
-    /// When a converter or a topic client cannot be created.
+    /// When a converter or a topic client cannot be created (values redacted).
     pub fn build(
+        &self,
+        i: usize,
+        config: ConfigMap,
+        cancel: CancellationToken,
+        activity: Arc<TaskActivity>,
+    ) -> Result<TaskFuture, ConnectError> {
+        let source = format!("the configuration of task {}-{i}", self.spec.name);
+        let config = match self.spec.providers.resolve_map(&config, &source) {
+            Ok((config, redactor)) => {
+                self.spec.redactor.absorb(&redactor);
+                config
+            }
+            Err(problems) => {
+                let reasons: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                let error = TaskError::Connect {
+                    stage: "Resolving the task configuration",
+                    source: ConnectError::Other(reasons.join("; ")),
+                };
+                return Ok(Box::pin(async move { Err(error) }));
+            }
+        };
+        self.build_resolved(i, config, cancel, activity)
+            .map_err(|e| self.spec.redactor.redact_error(e))
+    }
+
+    fn build_resolved(
         &self,
         i: usize,
         config: ConfigMap,
@@ -229,23 +263,24 @@ pub async fn supervise(
             }
             Err(e) => e,
         };
+        let shown = factory.redact(&format!("{error:#}"));
         if !(policy.enabled && error.is_retriable() && attempt < policy.max_attempts)
             || cancel.is_cancelled()
         {
-            error!(error = %error, before = %activity.throughput.summary(), "Task failed; it will not run again until restarted.");
-            activity.failed(format!("{error:#}"));
+            error!(error = %shown, before = %activity.throughput.summary(), "Task failed; it will not run again until restarted.");
+            activity.failed(shown);
             return;
         }
         attempt += 1;
         let delay = policy.delay(attempt);
         warn!(
-            error = %error,
+            error = %shown,
             attempt,
             max_attempts = policy.max_attempts,
             delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             "Task failed with a retriable error; restarting it."
         );
-        activity.restarting(format!("{error:#}"));
+        activity.restarting(shown);
         tokio::select! {
             () = cancel.cancelled() => {
                 activity.stopped();
