@@ -355,7 +355,8 @@ fn mixed_listeners_with_prefixed_tls_and_required_client_certificates() {
          {}listeners.https.ssl.truststore.type=PKCS12\n\
          listeners.https.ssl.truststore.location={}\n\
          listeners.https.ssl.truststore.password={TRUST_PASSWORD}\n\
-         listeners.https.ssl.client.auth=required\n",
+         listeners.https.ssl.client.auth=required\n\
+         listeners.https.ssl.enabled.protocols=TLSv1.3\n",
         pki.keystore("listeners.https."),
         pki.path("trust.p12")
     );

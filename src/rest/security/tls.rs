@@ -2,10 +2,10 @@
 //! is set (then only those, as Kafka's all-or-nothing prefix) else the top-level `ssl.*`:
 //! the keystore, the truststore for client certificates (else the system's CAs) and
 //! `ssl.client.auth` (`none`, `requested`, `required`). TLS 1.2 and 1.3, as Kafka's default
-//! `ssl.enabled.protocols`.
+//! `ssl.enabled.protocols` (which may narrow them to one).
 
 use connect_api::ConfigMap;
-use openssl::ssl::{SslAcceptor, SslMethod, SslVerifyMode};
+use openssl::ssl::{SslAcceptor, SslMethod, SslVerifyMode, SslVersion};
 use openssl::x509::store::X509StoreBuilder;
 
 use super::SetupError;
@@ -94,10 +94,49 @@ pub fn acceptor(worker: &WorkerConfig) -> Result<SslAcceptor, SetupError> {
             .set_default_verify_paths()
             .map_err(|e| openssl_error("cannot load the system's CA certificates", e))?,
     }
+    if let Some(protocols) = ssl.get("ssl.enabled.protocols") {
+        let (min, max) = protocol_range(protocols, &key("ssl.enabled.protocols"))?;
+        builder
+            .set_min_proto_version(Some(min))
+            .and_then(|()| builder.set_max_proto_version(Some(max)))
+            .map_err(|e| openssl_error("cannot set the TLS versions", e))?;
+    }
     builder.set_verify(mode);
     // Needed for session resumption when client certificates are verified.
     builder
         .set_session_id_context(b"connect-rs-rest")
         .map_err(|e| openssl_error("cannot set the session context", e))?;
     Ok(builder.build())
+}
+
+/// The lowest and highest TLS version of `ssl.enabled.protocols` (`TLSv1.2`, `TLSv1.3`).
+fn protocol_range(protocols: &str, key: &str) -> Result<(SslVersion, SslVersion), SetupError> {
+    let mut versions = Vec::new();
+    for p in protocols
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        versions.push(match p {
+            "TLSv1.2" => (2, SslVersion::TLS1_2),
+            "TLSv1.3" => (3, SslVersion::TLS1_3),
+            other => {
+                tracing::warn!(
+                    key,
+                    protocol = other,
+                    "The REST server offers only TLSv1.2 and TLSv1.3; this protocol is not offered."
+                );
+                continue;
+            }
+        });
+    }
+    let min = versions.iter().min_by_key(|v| v.0);
+    let max = versions.iter().max_by_key(|v| v.0);
+    match (min, max) {
+        (Some(min), Some(max)) => Ok((min.1, max.1)),
+        _ => Err(SetupError::invalid(
+            key,
+            format!("'{protocols}' lists neither TLSv1.2 nor TLSv1.3, the versions the REST server offers"),
+        )),
+    }
 }
