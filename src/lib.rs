@@ -17,6 +17,7 @@ pub mod rest;
 pub mod shutdown;
 pub mod storage;
 pub mod suggest;
+pub mod tls;
 pub mod topics;
 pub mod transforms;
 pub mod worker;

@@ -16,7 +16,7 @@ use crate::herder::spec::connector_spec;
 use crate::herder::standalone::StandaloneHerder;
 use crate::herder::HerderHandle;
 use crate::plugins::PluginRegistry;
-use crate::rest::{AppState, WorkerInfo};
+use crate::rest::{AppState, RestServer, WorkerInfo};
 use crate::storage::FileOffsetStore;
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
@@ -58,8 +58,12 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         ));
     }
 
-    let listener = bind_rest(&worker_config).await.map_err(startup)?;
-    let rest_addr = listener.local_addr().map_err(|e| startup(e.into()))?;
+    let rest_server = RestServer::bind(&worker_config).await.map_err(startup)?;
+    let rest_listeners = rest_server.addresses();
+    let rest_addr = rest_listeners
+        .first()
+        .map(|(_, addr)| *addr)
+        .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
     let cluster_id = topics.kafka_cluster_id().await;
     let offsets_path = worker_config.offset_storage_file();
@@ -91,16 +95,17 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     }
     let (handle, herder_task) = herder.spawn();
     let rest_stop = CancellationToken::new();
-    let rest = tokio::spawn(crate::rest::serve(
-        listener,
-        AppState {
+    let rest = tokio::spawn(rest_server.serve(
+        crate::rest::router(AppState {
             herder: handle.clone(),
             plugins,
             worker: Arc::new(WorkerInfo::new(&worker_config, cluster_id)),
-        },
+        }),
         rest_stop.clone(),
     ));
-    info!("REST API listening on http://{rest_addr}");
+    for (scheme, addr) in rest_listeners {
+        info!("REST API listening on {scheme}://{addr}");
+    }
 
     let stopped_by = tokio::select! {
         r = crate::shutdown::first_signal(move || board.repeated_on_next_start()) => {
@@ -138,22 +143,6 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     }
     info!("Worker stopped.");
     Ok(())
-}
-
-/// Binds the REST listener: the first `listeners` entry, else `http://127.0.0.1:8083` (Kafka
-/// Connect binds all interfaces by default; connect-rs only loopback unless told otherwise).
-async fn bind_rest(worker: &WorkerConfig) -> anyhow::Result<tokio::net::TcpListener> {
-    let listener = worker
-        .raw()
-        .get("listeners")
-        .and_then(|l| l.split(',').map(str::trim).find(|l| !l.is_empty()))
-        .unwrap_or("http://127.0.0.1:8083")
-        .to_owned();
-    let addr = crate::rest::parse_listener(&listener)
-        .map_err(|e| anyhow!("Invalid listeners entry {listener}: {e}"))?;
-    tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("Could not bind the REST API to {listener}"))
 }
 
 /// `host:port` for status reports: `rest.advertised.host.name`/`port`, else the bound address.

@@ -1,0 +1,37 @@
+//! Keystores and truststores as Kafka's `ssl.*` keys describe them, loaded with OpenSSL:
+//! PKCS12 files, PEM files and inline PEM (`ssl.keystore.certificate.chain`,
+//! `ssl.keystore.key`, `ssl.truststore.certificates`). Java KeyStore (JKS/JCEKS) files are
+//! recognised and refused with the `keytool` command that converts them.
+//!
+//! Independent of what uses the material: the REST server builds its OpenSSL acceptor from it,
+//! and Kafka clients (librdkafka) take it as PEM text ([`KeyMaterial::certificate_chain_pem`],
+//! [`KeyMaterial::private_key_pem`], [`certificates_pem`]).
+//!
+//! Every error names the key and the file; none contains a password.
+
+mod error;
+mod keystore;
+
+pub use error::TlsError;
+pub use keystore::{certificates_pem, load_keystore, load_truststore, KeyMaterial};
+
+/// `ssl.keystore.type`.
+pub const KEYSTORE_TYPE: &str = "ssl.keystore.type";
+/// `ssl.keystore.location`.
+pub const KEYSTORE_LOCATION: &str = "ssl.keystore.location";
+/// `ssl.keystore.password` (PASSWORD).
+pub const KEYSTORE_PASSWORD: &str = "ssl.keystore.password";
+/// `ssl.key.password` (PASSWORD): the private key's own password.
+pub const KEY_PASSWORD: &str = "ssl.key.password";
+/// `ssl.keystore.certificate.chain`: inline PEM certificate chain (type PEM).
+pub const KEYSTORE_CERTIFICATE_CHAIN: &str = "ssl.keystore.certificate.chain";
+/// `ssl.keystore.key` (PASSWORD): inline PEM private key (type PEM).
+pub const KEYSTORE_KEY: &str = "ssl.keystore.key";
+/// `ssl.truststore.type`.
+pub const TRUSTSTORE_TYPE: &str = "ssl.truststore.type";
+/// `ssl.truststore.location`.
+pub const TRUSTSTORE_LOCATION: &str = "ssl.truststore.location";
+/// `ssl.truststore.password` (PASSWORD).
+pub const TRUSTSTORE_PASSWORD: &str = "ssl.truststore.password";
+/// `ssl.truststore.certificates`: inline PEM certificates (type PEM).
+pub const TRUSTSTORE_CERTIFICATES: &str = "ssl.truststore.certificates";
