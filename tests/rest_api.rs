@@ -805,6 +805,7 @@ fn secrets_show_as_hidden_but_are_kept() {
     let config = json!({
         "connector.class": "FileStreamSource", "file": input, "topic": "t",
         "producer.override.ssl.key.password": "s3cret",
+        "producer.override.ssl.keystore.key": "-----BEGIN PRIVATE KEY----- s3cret",
         "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required;"
     });
     let created = c.post("/connectors", &json!({"name": "src", "config": config}));
@@ -821,6 +822,10 @@ fn secrets_show_as_hidden_but_are_kept() {
         );
         assert_eq!(
             body["producer.override.sasl.jaas.config"], "[hidden]",
+            "{body}"
+        );
+        assert_eq!(
+            body["producer.override.ssl.keystore.key"], "[hidden]",
             "{body}"
         );
         assert_eq!(body["topic"], "t", "{body}");

@@ -381,7 +381,7 @@ impl StandaloneHerder {
 
     /// `config` with the values of secret keys replaced by `[hidden]`: keys of type PASSWORD in
     /// the connector's plugin or the framework, and client settings named like secrets
-    /// (`*password`, `sasl.jaas.config`). A value that is nothing but config provider
+    /// (`*password`, `sasl.jaas.config`, `ssl.keystore.key`). A value that is nothing but config provider
     /// placeholders is shown as written, as Kafka shows it: it names where the secret is,
     /// not the secret.
     fn masked(&self, config: &ConfigMap) -> ConfigMap {
@@ -401,7 +401,8 @@ impl StandaloneHerder {
                     .key(k)
                     .is_some_and(|key| key.config_type == connect_api::ConfigType::Password)
                     || k.ends_with("password")
-                    || k.ends_with("sasl.jaas.config");
+                    || k.ends_with("sasl.jaas.config")
+                    || k.ends_with("ssl.keystore.key");
                 let shown = if secret && !crate::config::providers::only_placeholders(v) {
                     "[hidden]".to_owned()
                 } else {

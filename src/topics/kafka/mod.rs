@@ -14,7 +14,6 @@ pub mod jaas;
 pub mod producer;
 pub mod refusal;
 pub mod security;
-pub mod stores;
 pub mod tls_probe;
 
 use std::sync::Arc;

@@ -4,8 +4,9 @@
 //! - `sasl.jaas.config` with `PlainLoginModule` / `ScramLoginModule` becomes `sasl.username` /
 //!   `sasl.password`; `OAuthBearerLoginModule` with unsecured claims becomes librdkafka's
 //!   unsecured JWT. Kerberos and OAuth token endpoints are refused.
-//! - Truststores and keystores (PKCS12, PEM, inline PEM) are read here and handed to librdkafka
-//!   as PEM text; JKS files are refused with the `keytool` command that converts them.
+//! - Truststores and keystores (PKCS12, PEM, inline PEM) are read with [`crate::tls`] and handed
+//!   to librdkafka as PEM text; JKS files are refused with the `keytool` command that converts
+//!   them.
 //! - A Java key librdkafka cannot honour is an error naming the key, or, when it cannot change
 //!   what is sent or to whom (e.g. `ssl.keymanager.algorithm`), a warning.
 //!
@@ -15,7 +16,7 @@ use connect_api::ConfigMap;
 use tracing::warn;
 
 use super::jaas;
-use super::stores::{self as tls, StoreSpec};
+use crate::tls::{self, TlsError};
 
 /// A security setting librdkafka cannot be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -120,8 +121,7 @@ pub fn translate(config: &mut ConfigMap) -> Result<(), SecurityConfigError> {
     protocol(config)?;
     sasl(config)?;
     endpoint_identification(config)?;
-    truststore(config)?;
-    keystore(config)?;
+    stores(config)?;
     Ok(())
 }
 
@@ -282,44 +282,45 @@ fn endpoint_identification(config: &mut ConfigMap) -> Result<(), SecurityConfigE
     Ok(())
 }
 
-/// Removes the `ssl.<store>.*` keys that describe one store.
-fn take_store(config: &mut ConfigMap, store: &str) -> StoreSpec {
-    let mut take = |suffix: &str| {
-        config
-            .remove(&format!("ssl.{store}.{suffix}"))
-            .filter(|v| !v.trim().is_empty())
+fn store_error(e: &TlsError) -> SecurityConfigError {
+    let key = match e {
+        TlsError::Read { key, .. }
+        | TlsError::JavaKeyStore { key, .. }
+        | TlsError::Pkcs12 { key, .. }
+        | TlsError::Invalid { key, .. } => key.clone(),
     };
-    StoreSpec {
-        prefix: format!("ssl.{store}"),
-        location: take("location").map(std::path::PathBuf::from),
-        password: take("password"),
-        store_type: take("type"),
-        certificates: take("certificates"),
-        certificate_chain: take("certificate.chain"),
-        key: take("key"),
-    }
+    error(&key, e.to_string())
 }
 
-fn truststore(config: &mut ConfigMap) -> Result<(), SecurityConfigError> {
-    let spec = take_store(config, "truststore");
-    if spec.is_empty() {
-        return Ok(());
+/// Reads the truststore and keystore (`ssl.truststore.*`, `ssl.keystore.*`,
+/// `ssl.key.password`) into the PEM text librdkafka takes (`ssl.ca.pem`,
+/// `ssl.certificate.pem`, `ssl.key.pem`); the key stays in memory.
+fn stores(config: &mut ConfigMap) -> Result<(), SecurityConfigError> {
+    let store_keys: Vec<String> = config
+        .keys()
+        .filter(|k| {
+            k.starts_with("ssl.truststore.")
+                || k.starts_with("ssl.keystore.")
+                || k.as_str() == "ssl.key.password"
+        })
+        .cloned()
+        .collect();
+    let ssl: ConfigMap = store_keys
+        .iter()
+        .filter_map(|k| config.remove(k).map(|v| (k.clone(), v)))
+        .collect();
+    if let Some(certificates) = tls::load_truststore(&ssl, "").map_err(|e| store_error(&e))? {
+        let pem = tls::certificates_pem(&certificates).map_err(|e| store_error(&e))?;
+        config.insert("ssl.ca.pem".to_owned(), pem);
     }
-    let pem = tls::truststore_pem(&spec).map_err(|e| error(&e.key, e.reason))?;
-    config.insert("ssl.ca.pem".to_owned(), pem);
-    Ok(())
-}
-
-fn keystore(config: &mut ConfigMap) -> Result<(), SecurityConfigError> {
-    let spec = take_store(config, "keystore");
-    let key_password = config.remove("ssl.key.password");
-    if spec.is_empty() {
-        return Ok(());
+    if let Some(material) = tls::load_keystore(&ssl, "").map_err(|e| store_error(&e))? {
+        let key = material.private_key_pem().map_err(|e| store_error(&e))?;
+        let chain = material
+            .certificate_chain_pem()
+            .map_err(|e| store_error(&e))?;
+        config.insert("ssl.key.pem".to_owned(), key);
+        config.insert("ssl.certificate.pem".to_owned(), chain);
     }
-    let (key_pem, chain_pem) =
-        tls::keystore_pem(&spec, key_password.as_deref()).map_err(|e| error(&e.key, e.reason))?;
-    config.insert("ssl.key.pem".to_owned(), key_pem);
-    config.insert("ssl.certificate.pem".to_owned(), chain_pem);
     Ok(())
 }
 
