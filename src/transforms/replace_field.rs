@@ -18,6 +18,26 @@ use crate::transforms::util::{
 
 const PURPOSE: &str = "field replacement";
 
+/// Up to this many entries, a lookup compares names instead of hashing them (faster for the
+/// handful of fields a ReplaceField usually names; it runs for every field of every record).
+const LINEAR_LOOKUP_MAX: usize = 8;
+
+fn lookup<'a>(map: &'a HashMap<String, String>, name: &str) -> Option<&'a String> {
+    if map.len() <= LINEAR_LOOKUP_MAX {
+        map.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+    } else {
+        map.get(name)
+    }
+}
+
+fn contains(set: &HashSet<String>, name: &str) -> bool {
+    if set.len() <= LINEAR_LOOKUP_MAX {
+        set.iter().any(|k| k.as_str() == name)
+    } else {
+        set.contains(name)
+    }
+}
+
 /// The ReplaceField transform.
 #[derive(Debug)]
 pub struct ReplaceField {
@@ -45,15 +65,15 @@ impl ReplaceField {
 
     /// Whether a field is kept: not excluded, and included when `include` is set.
     fn keep(&self, name: &str) -> bool {
-        !self.exclude.contains(name) && (self.include.is_empty() || self.include.contains(name))
+        !contains(&self.exclude, name) && (self.include.is_empty() || contains(&self.include, name))
     }
 
     fn renamed<'a>(&'a self, name: &'a str) -> &'a str {
-        self.renames.get(name).map_or(name, String::as_str)
+        lookup(&self.renames, name).map_or(name, String::as_str)
     }
 
     fn reverse_renamed<'a>(&'a self, name: &'a str) -> &'a str {
-        self.reverse_renames.get(name).map_or(name, String::as_str)
+        lookup(&self.reverse_renames, name).map_or(name, String::as_str)
     }
 
     fn updated_schema(&self, schema: &SchemaRef) -> Result<SchemaRef> {
