@@ -5,6 +5,7 @@
 
 mod connector;
 mod error;
+pub mod jaas;
 mod json;
 mod load;
 mod origin;

@@ -15,8 +15,8 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use tracing::{debug, trace, warn};
 
-use super::jaas;
 use super::SetupError;
+use crate::config::jaas;
 
 /// The REST extension's class name.
 pub const EXTENSION_CLASS: &str =

@@ -1,13 +1,12 @@
 //! The REST server's security as Kafka Connect configures it: TLS on `https://` listeners
 //! ([`tls`]), HTTP basic authentication of `BasicAuthSecurityRestExtension` ([`basic_auth`],
-//! [`jaas`]), CORS ([`cors`]) and response header rules ([`headers`]). Everything is read and
+//! [`crate::config::jaas`]), CORS ([`cors`]) and response header rules ([`headers`]). Everything is read and
 //! checked at start-up: a setting connect-rs cannot honour stops the worker with a message
 //! naming the key, never silently.
 
 pub mod basic_auth;
 pub mod cors;
 pub mod headers;
-pub mod jaas;
 pub mod tls;
 
 use std::sync::Arc;
@@ -83,7 +82,7 @@ impl RestSecurity {
                 ));
             }
             if auth.is_none() {
-                let jaas = kafka_opts.and_then(jaas::login_config_from_jvm_options);
+                let jaas = kafka_opts.and_then(crate::config::jaas::login_config_from_jvm_options);
                 auth = Some(Arc::new(basic_auth::BasicAuth::load(jaas.as_deref())?));
             }
         }

@@ -10,7 +10,6 @@
 pub mod client_config;
 pub mod consumer;
 pub mod group_admin;
-pub mod jaas;
 pub mod producer;
 pub mod refusal;
 pub mod security;

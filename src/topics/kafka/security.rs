@@ -15,7 +15,7 @@
 use connect_api::ConfigMap;
 use tracing::warn;
 
-use super::jaas;
+use crate::config::jaas;
 use crate::tls::{self, TlsError};
 
 /// A security setting librdkafka cannot be given.
@@ -195,8 +195,18 @@ fn sasl(config: &mut ConfigMap) -> Result<(), SecurityConfigError> {
             format!("SASL mechanism {mechanism} needs a JAAS login module here (connect-rs reads no JAAS file from java.security.auth.login.config)"),
         ));
     };
-    let module =
-        jaas::single_module(&text).map_err(|e| error("sasl.jaas.config", e.to_string()))?;
+    let mut modules = jaas::parse_modules(&text).map_err(|e| error("sasl.jaas.config", e))?;
+    if modules.len() != 1 {
+        // As Kafka: a client's JAAS configuration holds exactly one login module.
+        return Err(error(
+            "sasl.jaas.config",
+            format!(
+                "the JAAS configuration must contain exactly one login module, found {}",
+                modules.len()
+            ),
+        ));
+    }
+    let module = modules.remove(0);
     let simple = module.class.rsplit('.').next().unwrap_or_default();
     let option = |name: &str| -> Result<String, SecurityConfigError> {
         module.options.get(name).cloned().ok_or_else(|| {

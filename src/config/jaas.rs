@@ -1,5 +1,7 @@
-//! JAAS login configuration files (the `-Djava.security.auth.login.config=FILE` that Kafka users
-//! pass in `KAFKA_OPTS`): sections of login modules with their flag and options.
+//! JAAS login configurations: the files Kafka users name with
+//! `-Djava.security.auth.login.config=FILE` in `KAFKA_OPTS` (sections of login modules with their
+//! flag and options; the REST server's basic authentication reads them) and a Kafka client's
+//! `sasl.jaas.config` (login modules without a section).
 //!
 //! ```text
 //! KafkaConnect {
@@ -66,58 +68,80 @@ pub fn parse(text: &str) -> Result<Vec<JaasSection>, String> {
             return Err(format!("line {line}: expected a section name"));
         };
         expect(&mut it, &Token::Open, "'{'", line)?;
-        let mut entries = Vec::new();
-        loop {
-            let Some((line, token)) = it.next() else {
-                return Err(format!("section {name}: missing '}}'"));
-            };
-            let class = match token {
-                Token::Close => break,
-                Token::Word(class) => class,
-                _ => return Err(format!("line {line}: expected a login module class")),
-            };
-            let Some((line, Token::Word(flag))) = it.next() else {
-                return Err(format!(
-                    "line {line}: expected a flag (required, requisite, sufficient, optional) \
-                     after {class}"
-                ));
-            };
-            let flag = flag.to_ascii_lowercase();
-            if !["required", "requisite", "sufficient", "optional"].contains(&flag.as_str()) {
-                return Err(format!(
-                    "line {line}: unknown flag {flag} (expected required, requisite, \
-                     sufficient or optional)"
-                ));
-            }
-            let mut options = BTreeMap::new();
-            loop {
-                match it.next() {
-                    Some((_, Token::Semicolon)) => break,
-                    Some((line, Token::Word(key))) => {
-                        expect(&mut it, &Token::Equals, "'=' after an option name", line)?;
-                        match it.next() {
-                            Some((_, Token::Word(v) | Token::Quoted(v))) => {
-                                options.insert(key, v);
-                            }
-                            _ => return Err(format!("line {line}: option {key} has no value")),
-                        }
-                    }
-                    Some((line, _)) => {
-                        return Err(format!("line {line}: expected an option or ';'"))
-                    }
-                    None => return Err(format!("section {name}: missing ';' after {class}")),
-                }
-            }
-            entries.push(JaasEntry {
-                class,
-                flag,
-                options,
-            });
-        }
+        let entries = parse_entries(&mut it, Some(&name))?;
         expect(&mut it, &Token::Semicolon, "';' after '}'", line)?;
         sections.push(JaasSection { name, entries });
     }
     Ok(sections)
+}
+
+/// Parses login modules without a section, as a Kafka client's `sasl.jaas.config` holds them
+/// (`<class> <flag> [<option>=<value>]... ;`).
+///
+/// # Errors
+/// A syntax error, described with its line (option values are never quoted in messages).
+pub fn parse_modules(text: &str) -> Result<Vec<JaasEntry>, String> {
+    let tokens = tokenize(text)?;
+    let mut it = tokens.into_iter().peekable();
+    parse_entries(&mut it, None)
+}
+
+/// The login modules up to the section's `}` (`section` names it), or to the end of the text
+/// (`section` is `None`).
+fn parse_entries(
+    it: &mut impl Iterator<Item = (usize, Token)>,
+    section: Option<&str>,
+) -> Result<Vec<JaasEntry>, String> {
+    let place = section.map_or_else(
+        || "the JAAS configuration".to_owned(),
+        |s| format!("section {s}"),
+    );
+    let mut entries = Vec::new();
+    loop {
+        let class = match (it.next(), section) {
+            (None, None) | (Some((_, Token::Close)), Some(_)) => break,
+            (None, Some(_)) => return Err(format!("{place}: missing '}}'")),
+            (Some((_, Token::Word(class))), _) => class,
+            (Some((line, _)), _) => {
+                return Err(format!("line {line}: expected a login module class"))
+            }
+        };
+        let Some((line, Token::Word(flag))) = it.next() else {
+            return Err(format!(
+                "{place}: expected a flag (required, requisite, sufficient, optional) after {class}"
+            ));
+        };
+        let flag = flag.to_ascii_lowercase();
+        if !["required", "requisite", "sufficient", "optional"].contains(&flag.as_str()) {
+            return Err(format!(
+                "line {line}: unknown flag {flag} (expected required, requisite, sufficient or \
+                 optional)"
+            ));
+        }
+        let mut options = BTreeMap::new();
+        loop {
+            match it.next() {
+                Some((_, Token::Semicolon)) => break,
+                Some((line, Token::Word(key))) => {
+                    expect(it, &Token::Equals, "'=' after an option name", line)?;
+                    match it.next() {
+                        Some((_, Token::Word(v) | Token::Quoted(v))) => {
+                            options.insert(key, v);
+                        }
+                        _ => return Err(format!("line {line}: option {key} has no value")),
+                    }
+                }
+                Some((line, _)) => return Err(format!("line {line}: expected an option or ';'")),
+                None => return Err(format!("{place}: missing ';' after {class}")),
+            }
+        }
+        entries.push(JaasEntry {
+            class,
+            flag,
+            options,
+        });
+    }
+    Ok(entries)
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -282,5 +306,42 @@ mod tests {
             Some("/c/jaas.conf")
         );
         assert_eq!(login_config_from_jvm_options("-Xmx1g"), None);
+    }
+
+    #[test]
+    fn reads_client_modules_without_a_section() {
+        let m = parse_modules(
+            "org.apache.kafka.common.security.plain.PlainLoginModule required \
+             username=\"alice\" password=\"s3cr;et \\\"q\\\"\";",
+        )
+        .unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            m[0].class,
+            "org.apache.kafka.common.security.plain.PlainLoginModule"
+        );
+        assert_eq!(m[0].flag, "required");
+        assert_eq!(m[0].options["username"], "alice");
+        assert_eq!(m[0].options["password"], "s3cr;et \"q\"");
+        let m = parse_modules(
+            "org.apache.kafka.common.security.scram.ScramLoginModule REQUIRED\n  username=bob\n  password=pw ;",
+        )
+        .unwrap();
+        assert_eq!(
+            (m[0].flag.as_str(), m[0].options["password"].as_str()),
+            ("required", "pw")
+        );
+        assert_eq!(parse_modules("A required; B required;").unwrap().len(), 2);
+        assert!(parse_modules("  ").unwrap().is_empty());
+        for text in [
+            "Module required password=\"hunter2",
+            "Module required password=hunter2",
+            "Module maybe password=hunter2;",
+            "Module required password hunter2;",
+            "Module required; }",
+        ] {
+            let e = parse_modules(text).unwrap_err();
+            assert!(!e.contains("hunter2"), "{e}");
+        }
     }
 }
