@@ -213,6 +213,7 @@ fn resolved_spec(
         },
         producer_overrides: config.values().originals_with_prefix("producer.override."),
         consumer_overrides: config.values().originals_with_prefix("consumer.override."),
+        admin_overrides: config.values().originals_with_prefix("admin.override."),
         props: raw.to_map(),
         raw_props: raw.to_map(),
         providers: worker.providers().clone(),

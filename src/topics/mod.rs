@@ -131,6 +131,9 @@ pub struct ClientSpec {
     pub task: u32,
     /// The connector's `producer.override.*` or `consumer.override.*` settings, prefix removed.
     pub overrides: connect_api::ConfigMap,
+    /// The connector's `admin.override.*` settings (prefix removed), for the admin client that
+    /// creates topics.
+    pub admin_overrides: connect_api::ConfigMap,
     /// Source connectors: KIP-158 topic creation rules, when configured and enabled.
     pub topic_creation: Option<std::sync::Arc<topic_creation::TopicCreation>>,
 }

@@ -57,7 +57,7 @@ pub struct DeadLetterQueue {
 
 impl DeadLetterQueue {
     /// The dead letter queue of task `task` of `connector`, writing through a producer of
-    /// `topics` with the connector's producer overrides; the topic is created (1 partition,
+    /// `topics` with the connector's producer and admin overrides; the topic is created (1 partition,
     /// the configured replication factor) on first use when absent.
     ///
     /// # Errors
@@ -68,6 +68,7 @@ impl DeadLetterQueue {
         connector: &str,
         task: u32,
         producer_overrides: &ConfigMap,
+        admin_overrides: &ConfigMap,
     ) -> Result<Self, TopicError> {
         let mut rules = ConfigMap::new();
         rules.insert("topic.creation.default.partitions".into(), "1".into());
@@ -82,6 +83,7 @@ impl DeadLetterQueue {
             connector: connector.to_owned(),
             task,
             overrides: producer_overrides.clone(),
+            admin_overrides: admin_overrides.clone(),
             topic_creation: creation,
         })?;
         Ok(Self::with_producer(settings, connector, task, producer))

@@ -75,6 +75,8 @@ pub struct ConnectorSpec {
     pub producer_overrides: ConfigMap,
     /// `consumer.override.*` (prefix removed).
     pub consumer_overrides: ConfigMap,
+    /// `admin.override.*` (prefix removed).
+    pub admin_overrides: ConfigMap,
     /// Sources: KIP-158 topic creation rules (when configured and the worker enables them).
     pub topic_creation: Option<Arc<crate::topics::topic_creation::TopicCreation>>,
 }
@@ -613,6 +615,7 @@ mod tests {
                 subscription: None,
                 producer_overrides: ConfigMap::new(),
                 consumer_overrides: ConfigMap::new(),
+                admin_overrides: ConfigMap::new(),
                 topic_creation: None,
             })
             .await

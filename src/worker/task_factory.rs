@@ -93,6 +93,7 @@ impl TaskFactory {
                     &spec.name,
                     task,
                     &spec.producer_overrides,
+                    &spec.admin_overrides,
                 )
                 .map_err(|e| {
                     ConnectError::Other(format!(
@@ -170,6 +171,7 @@ impl TaskFactory {
             connector: name.clone(),
             task,
             overrides: overrides.clone(),
+            admin_overrides: spec.admin_overrides.clone(),
             topic_creation: spec.topic_creation.clone(),
         };
         let client_error = |e: crate::topics::TopicError| ConnectError::Other(e.to_string());

@@ -102,7 +102,7 @@ impl std::fmt::Debug for KafkaProducer {
 impl KafkaProducer {
     /// A producer for `spec`'s task: forced defaults, then the worker's `producer.*`
     /// (`worker_props`), then the connector's `producer.override.*`; topic creation goes
-    /// through an admin client on `admin_props`.
+    /// through an admin client on `admin_props` and the connector's `admin.override.*`.
     ///
     /// # Errors
     /// When librdkafka rejects the configuration.
@@ -144,6 +144,7 @@ impl KafkaProducer {
         let creator = match &spec.topic_creation {
             Some(rules) => {
                 let mut admin_props = admin_props.clone();
+                admin_props.extend(spec.admin_overrides.clone());
                 admin_props.insert(
                     "client.id".to_owned(),
                     format!("connector-adminclient-{}-{}", spec.connector, spec.task),
