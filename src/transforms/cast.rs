@@ -534,12 +534,16 @@ impl Transformation for Cast {
     fn apply(
         &mut self,
         mut record: ConnectRecord,
-        _ctx: &RecordContext,
+        ctx: &RecordContext,
     ) -> Result<Option<ConnectRecord>> {
-        if self.side.value(&record).is_null() {
-            return Ok(Some(record));
+        Ok(self.apply_in_place(&mut record, ctx)?.then_some(record))
+    }
+
+    fn apply_in_place(&mut self, record: &mut ConnectRecord, _ctx: &RecordContext) -> Result<bool> {
+        if self.side.value(record).is_null() {
+            return Ok(true);
         }
-        let (schema, value) = self.side.take(&mut record);
+        let (schema, value) = self.side.take(record);
         let (schema, value) = match schema {
             None => (None, self.apply_schemaless(value)?),
             Some(schema) => {
@@ -547,8 +551,8 @@ impl Transformation for Cast {
                 (Some(s), v)
             }
         };
-        self.side.set(&mut record, schema, value);
-        Ok(Some(record))
+        self.side.set(record, schema, value);
+        Ok(true)
     }
 }
 

@@ -58,6 +58,8 @@ pub struct InsertField {
     static_value: Option<String>,
     replace_null_with_default: bool,
     cache: SchemaCache,
+    /// The insertions of the current record (kept to reuse its allocation).
+    scratch: Vec<(String, Value)>,
 }
 
 impl InsertField {
@@ -72,6 +74,7 @@ impl InsertField {
             static_value: None,
             replace_null_with_default: true,
             cache: SchemaCache::default(),
+            scratch: Vec::new(),
         }
     }
 
@@ -80,8 +83,8 @@ impl InsertField {
         &self,
         record: &ConnectRecord,
         ctx: &RecordContext,
-    ) -> Result<Vec<(String, Value)>> {
-        let mut out = Vec::new();
+        out: &mut Vec<(String, Value)>,
+    ) -> Result<()> {
         if let Some(spec) = &self.topic {
             out.push((spec.name.clone(), Value::String(record.topic.clone())));
         }
@@ -100,7 +103,7 @@ impl InsertField {
         if let (Some(spec), Some(v)) = (&self.static_field, &self.static_value) {
             out.push((spec.name.clone(), Value::String(v.clone())));
         }
-        Ok(out)
+        Ok(())
     }
 
     fn updated_schema(&self, schema: &SchemaRef) -> Result<SchemaRef> {
@@ -208,20 +211,26 @@ impl Transformation for InsertField {
         mut record: ConnectRecord,
         ctx: &RecordContext,
     ) -> Result<Option<ConnectRecord>> {
-        if self.side.value(&record).is_null() {
-            return Ok(Some(record));
+        Ok(self.apply_in_place(&mut record, ctx)?.then_some(record))
+    }
+
+    fn apply_in_place(&mut self, record: &mut ConnectRecord, ctx: &RecordContext) -> Result<bool> {
+        if self.side.value(record).is_null() {
+            return Ok(true);
         }
-        let insertions = self.insertions(&record, ctx);
-        let (schema, value) = self.side.take(&mut record);
+        let mut insertions = std::mem::take(&mut self.scratch);
+        insertions.clear();
+        let computed = self.insertions(record, ctx, &mut insertions);
+        let (schema, value) = self.side.take(record);
         match schema {
             None => {
                 let mut entries = into_map(value, PURPOSE)?;
-                let insertions = insertions?;
+                computed?;
                 entries.reserve(insertions.len());
-                for (name, v) in insertions {
+                for (name, v) in insertions.drain(..) {
                     map_put(&mut entries, name, v);
                 }
-                self.side.set(&mut record, None, Value::Map(entries));
+                self.side.set(record, None, Value::Map(entries));
             }
             Some(schema) => {
                 let original = require_struct(&value, Some(&schema), PURPOSE)?;
@@ -229,7 +238,7 @@ impl Transformation for InsertField {
                 let updated = cache.get_or_build(original.schema(), |s| self.updated_schema(s));
                 self.cache = cache;
                 let updated = updated?;
-                let insertions = insertions?;
+                computed?;
                 let mut values: Vec<Value> = original
                     .schema()
                     .fields
@@ -237,16 +246,17 @@ impl Transformation for InsertField {
                     .map(|f| field_value(original, f, self.replace_null_with_default))
                     .collect();
                 values.resize(updated.fields.len(), Value::Null);
-                for (name, v) in insertions {
+                for (name, v) in insertions.drain(..) {
                     if let Some(f) = updated.field(&name) {
                         values[f.index] = v;
                     }
                 }
                 let s = Struct::from_values(updated.clone(), values)?;
-                self.side.set(&mut record, Some(updated), Value::Struct(s));
+                self.side.set(record, Some(updated), Value::Struct(s));
             }
         }
-        Ok(Some(record))
+        self.scratch = insertions;
+        Ok(true)
     }
 }
 

@@ -14,6 +14,7 @@ pub mod hoist_field;
 pub mod insert_field;
 pub mod insert_header;
 pub mod mask_field;
+pub mod name_lookup;
 pub mod predicates;
 pub mod regex_router;
 pub mod replace_field;

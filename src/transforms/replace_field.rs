@@ -1,8 +1,6 @@
 //! `org.apache.kafka.connect.transforms.ReplaceField$Key` / `$Value`: drops fields (`exclude`,
 //! `include`) and renames the ones kept (`renames`, `old:new` pairs).
 
-use std::collections::{HashMap, HashSet};
-
 use connect_api::config_def::Default as Def;
 use connect_api::{
     ConfigDef, ConfigKey, ConfigMap, ConfigType, ConnectError, ConnectRecord, Importance,
@@ -11,6 +9,7 @@ use connect_api::{
 };
 
 use crate::transforms::config::parse;
+use crate::transforms::name_lookup::NameMap;
 use crate::transforms::util::{
     check_list, copy_schema_basics, field_value, into_map, replace_null_with_default_key,
     require_struct, struct_with_fields, SchemaCache, Side,
@@ -18,34 +17,14 @@ use crate::transforms::util::{
 
 const PURPOSE: &str = "field replacement";
 
-/// Up to this many entries, a lookup compares names instead of hashing them (faster for the
-/// handful of fields a ReplaceField usually names; it runs for every field of every record).
-const LINEAR_LOOKUP_MAX: usize = 8;
-
-fn lookup<'a>(map: &'a HashMap<String, String>, name: &str) -> Option<&'a String> {
-    if map.len() <= LINEAR_LOOKUP_MAX {
-        map.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
-    } else {
-        map.get(name)
-    }
-}
-
-fn contains(set: &HashSet<String>, name: &str) -> bool {
-    if set.len() <= LINEAR_LOOKUP_MAX {
-        set.iter().any(|k| k.as_str() == name)
-    } else {
-        set.contains(name)
-    }
-}
-
 /// The ReplaceField transform.
 #[derive(Debug)]
 pub struct ReplaceField {
     side: Side,
-    exclude: HashSet<String>,
-    include: HashSet<String>,
-    renames: HashMap<String, String>,
-    reverse_renames: HashMap<String, String>,
+    exclude: NameMap<()>,
+    include: NameMap<()>,
+    renames: NameMap<String>,
+    reverse_renames: NameMap<String>,
     replace_null_with_default: bool,
     cache: SchemaCache,
 }
@@ -54,10 +33,10 @@ impl ReplaceField {
     fn new(side: Side) -> Self {
         Self {
             side,
-            exclude: HashSet::new(),
-            include: HashSet::new(),
-            renames: HashMap::new(),
-            reverse_renames: HashMap::new(),
+            exclude: NameMap::default(),
+            include: NameMap::default(),
+            renames: NameMap::default(),
+            reverse_renames: NameMap::default(),
             replace_null_with_default: true,
             cache: SchemaCache::default(),
         }
@@ -65,15 +44,15 @@ impl ReplaceField {
 
     /// Whether a field is kept: not excluded, and included when `include` is set.
     fn keep(&self, name: &str) -> bool {
-        !contains(&self.exclude, name) && (self.include.is_empty() || contains(&self.include, name))
+        !self.exclude.contains(name) && (self.include.is_empty() || self.include.contains(name))
     }
 
     fn renamed<'a>(&'a self, name: &'a str) -> &'a str {
-        lookup(&self.renames, name).map_or(name, String::as_str)
+        self.renames.get(name).map_or(name, String::as_str)
     }
 
     fn reverse_renamed<'a>(&'a self, name: &'a str) -> &'a str {
-        lookup(&self.reverse_renames, name).map_or(name, String::as_str)
+        self.reverse_renames.get(name).map_or(name, String::as_str)
     }
 
     fn updated_schema(&self, schema: &SchemaRef) -> Result<SchemaRef> {
@@ -99,13 +78,11 @@ fn java_split_colon(s: &str) -> Vec<&str> {
 }
 
 /// Parses `old:new` pairs, with Kafka's message for a bad one.
-fn parse_renames(mappings: &[String]) -> Result<HashMap<String, String>> {
-    let mut out = HashMap::new();
+fn parse_renames(mappings: &[String]) -> Result<NameMap<String>> {
+    let mut out = Vec::new();
     for mapping in mappings {
         match java_split_colon(mapping).as_slice() {
-            [old, new] => {
-                out.insert((*old).to_owned(), (*new).to_owned());
-            }
+            [old, new] => out.push(((*old).to_owned(), (*new).to_owned())),
             _ => {
                 return Err(ConnectError::config(
                     "renames",
@@ -118,7 +95,7 @@ fn parse_renames(mappings: &[String]) -> Result<HashMap<String, String>> {
             }
         }
     }
-    Ok(out)
+    Ok(out.into_iter().collect())
 }
 
 fn config_def() -> ConfigDef {
@@ -169,41 +146,47 @@ impl Transformation for ReplaceField {
     fn apply(
         &mut self,
         mut record: ConnectRecord,
-        _ctx: &RecordContext,
+        ctx: &RecordContext,
     ) -> Result<Option<ConnectRecord>> {
-        if self.side.value(&record).is_null() {
-            return Ok(Some(record));
+        Ok(self.apply_in_place(&mut record, ctx)?.then_some(record))
+    }
+
+    fn apply_in_place(&mut self, record: &mut ConnectRecord, _ctx: &RecordContext) -> Result<bool> {
+        if self.side.value(record).is_null() {
+            return Ok(true);
         }
-        let (schema, value) = self.side.take(&mut record);
+        let (schema, value) = self.side.take(record);
         match schema {
             None => {
-                let entries = into_map(value, PURPOSE)?;
-                let mut updated: Vec<(Value, Value)> = Vec::with_capacity(entries.len());
-                for (k, v) in entries {
-                    let Some(name) = k.as_str() else {
+                // Rewritten in place: kept entries move to the front (renamed where asked; a
+                // later key wins a collision at the earlier key's position).
+                let mut entries = into_map(value, PURPOSE)?;
+                let mut kept = 0;
+                for i in 0..entries.len() {
+                    let Some(name) = entries[i].0.as_str() else {
                         return Err(ConnectError::data(format!(
                             "Only String keys supported for [{PURPOSE}], found: {}",
-                            crate::transforms::util::java_class_name(&k)
+                            crate::transforms::util::java_class_name(&entries[i].0)
                         )));
                     };
                     if !self.keep(name) {
                         continue;
                     }
-                    // The key moves along unless it is renamed; a later key wins a collision.
-                    let renamed = self.renamed(name);
-                    let key = match (renamed != name).then(|| renamed.to_owned()) {
-                        Some(new_name) => Value::String(new_name),
-                        None => k,
-                    };
-                    match updated
-                        .iter()
-                        .position(|(uk, _)| uk.as_str() == key.as_str())
-                    {
-                        Some(i) => updated[i].1 = v,
-                        None => updated.push((key, v)),
+                    if let Some(new_name) = self.renames.get(name) {
+                        entries[i].0 = Value::String(new_name.clone());
+                    }
+                    let key = entries[i].0.as_str();
+                    match entries[..kept].iter().position(|(k, _)| k.as_str() == key) {
+                        Some(earlier) => entries[earlier].1 = std::mem::take(&mut entries[i].1),
+                        None => {
+                            entries.swap(kept, i);
+                            kept += 1;
+                        }
                     }
                 }
-                self.side.set(&mut record, None, Value::Map(updated));
+                entries.truncate(kept);
+                let updated = entries;
+                self.side.set(record, None, Value::Map(updated));
             }
             Some(schema) => {
                 let original = require_struct(&value, Some(&schema), PURPOSE)?;
@@ -220,10 +203,10 @@ impl Transformation for ReplaceField {
                     values.push(field_value(original, of, self.replace_null_with_default));
                 }
                 let s = Struct::from_values(updated.clone(), values)?;
-                self.side.set(&mut record, Some(updated), Value::Struct(s));
+                self.side.set(record, Some(updated), Value::Struct(s));
             }
         }
-        Ok(Some(record))
+        Ok(true)
     }
 }
 

@@ -13,6 +13,10 @@ use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, ProducerRecord};
 
 /// Runs every transform stage on `record`, each under the handler.
+///
+/// Without retries (the default) the stages run in a plain function: no copy of the record is
+/// kept, and only a failure goes through the handler, whose future (like the retry loop's) is
+/// boxed, so the per-record futures of the task loops stay small and cheap to move.
 async fn transform(
     handler: &mut ErrorHandler,
     chain: &mut TransformationChain,
@@ -20,38 +24,53 @@ async fn transform(
     ctx: &RecordContext,
     origin: &Origin<'_>,
 ) -> Result<Option<ConnectRecord>, TaskError> {
-    let retries = handler.policy().retry_timeout != Some(std::time::Duration::ZERO);
-    if !retries {
-        // Without retries (the default) a stage runs once: no copy of the record is kept, and
-        // only a failure goes through the (heap-allocated) handler.
-        let mut current = record;
-        for stage in chain.stages_mut() {
-            match stage.apply(current, ctx) {
-                Ok(Some(next)) => current = next,
-                Ok(None) => return Ok(None),
-                Err(error) => {
-                    let failure = Failure {
-                        stage: Stage::Transformation,
-                        class_name: stage.class_name.to_owned(),
-                        error,
-                    };
-                    return Box::pin(handler.fail(failure, origin)).await.map(|()| None);
-                }
+    if handler.policy().retry_timeout != Some(std::time::Duration::ZERO) {
+        return Box::pin(transform_with_retries(handler, chain, record, ctx, origin)).await;
+    }
+    match transform_once(chain, record, ctx) {
+        Ok(record) => Ok(record),
+        Err(failure) => Box::pin(handler.fail(failure, origin)).await.map(|()| None),
+    }
+}
+
+/// Each stage once; the first failure is returned for the handler.
+fn transform_once(
+    chain: &mut TransformationChain,
+    record: ConnectRecord,
+    ctx: &RecordContext,
+) -> Result<Option<ConnectRecord>, Failure> {
+    let mut current = record;
+    for stage in chain.stages_mut() {
+        match stage.apply_in_place(&mut current, ctx) {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(error) => {
+                return Err(Failure {
+                    stage: Stage::Transformation,
+                    class_name: stage.class_name.to_owned(),
+                    error,
+                })
             }
         }
-        return Ok(Some(current));
     }
+    Ok(Some(current))
+}
+
+/// Each stage under the handler's retries (a copy of the record is kept for another attempt).
+async fn transform_with_retries(
+    handler: &mut ErrorHandler,
+    chain: &mut TransformationChain,
+    record: ConnectRecord,
+    ctx: &RecordContext,
+    origin: &Origin<'_>,
+) -> Result<Option<ConnectRecord>, TaskError> {
     let mut current = record;
     for stage in chain.stages_mut() {
         let class = stage.class_name;
-        let mut input = Some(current);
+        let input = current;
         let out = handler
             .execute(Stage::Transformation, class, origin, || {
-                let r = if retries { input.clone() } else { input.take() };
-                match r {
-                    Some(r) => stage.apply(r, ctx),
-                    None => Ok(None),
-                }
+                stage.apply(input.clone(), ctx)
             })
             .await?;
         match out.flatten() {

@@ -39,6 +39,26 @@ impl TransformStage {
             Ok(Some(record))
         }
     }
+
+    /// [`TransformStage::apply`] on the record where it lies; `Ok(false)`: dropped.
+    ///
+    /// # Errors
+    /// The transform's error.
+    pub fn apply_in_place(
+        &mut self,
+        record: &mut ConnectRecord,
+        ctx: &RecordContext,
+    ) -> Result<bool, ConnectError> {
+        let applies = self
+            .predicate
+            .as_ref()
+            .is_none_or(|(_, p)| self.negate ^ p.test(record));
+        if applies {
+            self.transform.apply_in_place(record, ctx)
+        } else {
+            Ok(true)
+        }
+    }
 }
 
 /// A transform failed on a record.

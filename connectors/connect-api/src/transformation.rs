@@ -50,6 +50,23 @@ pub trait Transformation: Send {
         record: ConnectRecord,
         ctx: &RecordContext,
     ) -> Result<Option<ConnectRecord>>;
+
+    /// Transforms one record where it lies; `Ok(false)` drops it. The runtime calls this one:
+    /// a transform that edits the record in place overrides it (and implements `apply` with
+    /// it), which saves moving the whole record in and out of every stage. After an error the
+    /// record's contents are unspecified.
+    ///
+    /// # Errors
+    /// As [`Transformation::apply`].
+    fn apply_in_place(&mut self, record: &mut ConnectRecord, ctx: &RecordContext) -> Result<bool> {
+        match self.apply(std::mem::take(record), ctx)? {
+            Some(r) => {
+                *record = r;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
 }
 
 /// A condition on records that decides whether a transform applies.
