@@ -6,4 +6,10 @@
 //! [`member::GroupMember`] the JoinGroup/SyncGroup/Heartbeat loop of one worker.
 
 pub mod assignor;
+pub mod connection;
+pub mod error;
+pub mod member;
 pub mod protocol;
+
+pub use error::MembershipError;
+pub use member::{Assigned, ClusterView, GroupMember, MemberConfig, MemberEvent};
