@@ -65,3 +65,33 @@ pub fn unique(name: &str) -> String {
         .unwrap_or(0);
     format!("{name}-{}-{nanos}", std::process::id())
 }
+
+/// Apache Kafka Connect's jars (`scripts/kafka-connect-jars.sh`): the `libs=` folder.
+pub fn connect_libs() -> PathBuf {
+    let script = repo_dir().join("scripts/kafka-connect-jars.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{} failed: {}{stdout}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("libs="))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no libs= in: {stdout}"))
+}
+
+/// A JDK tool (`java`, `javac`): from `JAVA_HOME` when set, else from PATH.
+pub fn java_tool(name: &str) -> PathBuf {
+    match std::env::var_os("JAVA_HOME") {
+        Some(home) if !home.is_empty() => PathBuf::from(home).join("bin").join(name),
+        _ => PathBuf::from(name),
+    }
+}
