@@ -25,35 +25,43 @@ fn lease_holders() -> String {
     }
 }
 
-/// `HOST:PORT` of the shared harness broker, started (or reused) once per test process. Panics
-/// with the script's output when there is no broker: the test fails, never skips.
+/// Runs `scripts/kafka-harness.sh COMMAND` for `instance` under this process's lease; returns
+/// its stdout. Panics with the script's output on failure: no broker means the test fails.
+pub fn harness(instance: &str, command: &str, envs: &[(&str, &str)]) -> String {
+    let script = repo_dir().join("scripts/kafka-harness.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(command)
+        .envs(envs.iter().copied())
+        .env("KAFKA_HARNESS_INSTANCE", instance)
+        .env("KAFKA_HARNESS_LEASE", lease_holders())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "this test needs a real Kafka broker; {} {command} (instance {instance}) failed: {}{stdout}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The `KEY=` value of a harness output or state file.
+pub fn field(text: &str, key: &str) -> String {
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .map(|b| b.trim().to_owned())
+        .unwrap_or_else(|| panic!("no {key}= in: {text}"))
+}
+
+/// `HOST:PORT` of the shared harness broker, started (or reused) once per test process.
 pub fn bootstrap() -> String {
     static BOOTSTRAP: OnceLock<String> = OnceLock::new();
     BOOTSTRAP
-        .get_or_init(|| {
-            let script = repo_dir().join("scripts/kafka-harness.sh");
-            let out = Command::new("bash")
-                .arg(&script)
-                .arg("start")
-                .env("KAFKA_HARNESS_INSTANCE", "default")
-                .env("KAFKA_HARNESS_LEASE", lease_holders())
-                .stdin(Stdio::null())
-                .output()
-                .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success(),
-                "this test needs a real Kafka broker; {} start failed: {}{stdout}",
-                script.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            stdout
-                .lines()
-                .rev()
-                .find_map(|l| l.strip_prefix("bootstrap="))
-                .map(|b| b.trim().to_owned())
-                .unwrap_or_else(|| panic!("no bootstrap= in: {stdout}"))
-        })
+        .get_or_init(|| field(&harness("default", "start", &[]), "bootstrap"))
         .clone()
 }
 
