@@ -1,19 +1,24 @@
 //! One connection to a Kafka broker: framing, correlation ids, ApiVersions negotiation.
 //!
-//! The byte stream is a boxed `AsyncRead + AsyncWrite`, so TLS (a tokio-openssl stream) and a
-//! SASL exchange (SaslHandshake + SaslAuthenticate, done in `connect` right after ApiVersions)
-//! can be added without touching the request code. Today the stream is plain TCP.
+//! The byte stream is a boxed `AsyncRead + AsyncWrite`: plain TCP or TLS (tokio-openssl), per
+//! [`Security`]; with SASL, `connect` authenticates right after ApiVersions (SaslHandshake +
+//! SaslAuthenticate).
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use kafka_protocol::messages::{ApiKey, ApiVersionsRequest, RequestHeader, ResponseHeader};
+use kafka_protocol::messages::{
+    ApiKey, ApiVersionsRequest, RequestHeader, ResponseHeader, SaslAuthenticateRequest,
+    SaslHandshakeRequest,
+};
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, StrBytes};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::error::MembershipError;
+use crate::sasl::{self, Exchange};
+use crate::security::{SaslCredentials, Security};
 
 /// A byte stream to a broker (plain TCP now; TLS later).
 pub trait Transport: AsyncRead + AsyncWrite + Send + Sync + Unpin {}
@@ -40,11 +45,13 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Connects to `address` (`HOST:PORT`) within `timeout` and negotiates API versions.
+    /// Connects to `address` (`HOST:PORT`) within `timeout`, with TLS and SASL per `security`,
+    /// and negotiates API versions.
     pub async fn connect(
         address: &str,
         client_id: &str,
         timeout: Duration,
+        security: &Security,
     ) -> Result<Self, MembershipError> {
         let tcp = tokio::time::timeout(timeout, TcpStream::connect(address))
             .await
@@ -54,8 +61,36 @@ impl Connection {
                 source,
             })?;
         let _ = tcp.set_nodelay(true);
+        let stream: Box<dyn Transport> = match &security.tls {
+            None => Box::new(tcp),
+            Some(tls) => {
+                let host = address
+                    .rsplit_once(':')
+                    .map(|(h, _)| h.trim_start_matches('[').trim_end_matches(']'))
+                    .unwrap_or(address);
+                let tls_err = |e: String| MembershipError::Auth(format!("TLS with {address}: {e}"));
+                let ssl = tls
+                    .connector
+                    .configure()
+                    .and_then(|c| {
+                        c.verify_hostname(tls.verify_hostname)
+                            .use_server_name_indication(true)
+                            .into_ssl(host)
+                    })
+                    .map_err(|e| tls_err(e.to_string()))?;
+                let mut stream =
+                    tokio_openssl::SslStream::new(ssl, tcp).map_err(|e| tls_err(e.to_string()))?;
+                tokio::time::timeout(timeout, std::pin::Pin::new(&mut stream).connect())
+                    .await
+                    .map_err(|_| {
+                        MembershipError::Timeout(format!("TLS handshake with {address}"), timeout)
+                    })?
+                    .map_err(|e| tls_err(e.to_string()))?;
+                Box::new(stream)
+            }
+        };
         let mut conn = Connection {
-            stream: Box::new(tcp),
+            stream,
             address: address.to_owned(),
             client_id: client_id.to_owned(),
             correlation_id: 0,
@@ -73,7 +108,68 @@ impl Connection {
             .iter()
             .map(|k| (k.api_key, (k.min_version, k.max_version)))
             .collect();
+        if let Some(creds) = &security.sasl {
+            conn.authenticate(creds, timeout).await?;
+        }
         Ok(conn)
+    }
+
+    /// SaslHandshake, then SaslAuthenticate rounds until the mechanism completes.
+    async fn authenticate(
+        &mut self,
+        creds: &SaslCredentials,
+        timeout: Duration,
+    ) -> Result<(), MembershipError> {
+        let mechanism = creds.mechanism.name();
+        let version = self.version::<SaslHandshakeRequest>("SaslHandshake", 1)?;
+        let request =
+            SaslHandshakeRequest::default().with_mechanism(StrBytes::from_static_str(mechanism));
+        let response = self.send(&request, version, timeout).await?;
+        if response.error_code != 0 {
+            let enabled: Vec<String> = response.mechanisms.iter().map(|m| m.to_string()).collect();
+            return Err(MembershipError::Auth(format!(
+                "{} does not accept SASL mechanism {mechanism} (enabled: {})",
+                self.address,
+                enabled.join(", ")
+            )));
+        }
+        let (exchange, first) = sasl::start(creds)?;
+        let reply = self.sasl_round(first, timeout).await?;
+        if let Exchange::Scram {
+            digest,
+            client_first_bare,
+            nonce,
+        } = exchange
+        {
+            let (last, server_signature) =
+                sasl::scram_final(digest, &client_first_bare, &nonce, &reply, &creds.password)?;
+            let server_final = self.sasl_round(last, timeout).await?;
+            sasl::scram_verify(&server_final, &server_signature)?;
+        }
+        Ok(())
+    }
+
+    async fn sasl_round(
+        &mut self,
+        auth_bytes: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Bytes, MembershipError> {
+        let version = self.version::<SaslAuthenticateRequest>("SaslAuthenticate", 2)?;
+        let request = SaslAuthenticateRequest::default().with_auth_bytes(Bytes::from(auth_bytes));
+        let response = self.send(&request, version, timeout).await?;
+        if response.error_code != 0 {
+            let message = response
+                .error_message
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| {
+                    MembershipError::kafka("SaslAuthenticate", response.error_code).to_string()
+                });
+            return Err(MembershipError::Auth(format!(
+                "{}: {message}",
+                self.address
+            )));
+        }
+        Ok(response.auth_bytes)
     }
 
     /// The broker address.

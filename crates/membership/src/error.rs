@@ -39,6 +39,9 @@ pub enum MembershipError {
     /// No bootstrap server could be reached.
     #[error("no bootstrap server reachable ({0})")]
     NoBroker(String),
+    /// TLS or SASL authentication with the broker failed (never names the password).
+    #[error("authentication with the broker failed: {0}")]
+    Auth(String),
     /// The configuration is unusable.
     #[error("invalid group membership config: {0}")]
     Config(String),

@@ -10,6 +10,8 @@ pub mod connection;
 pub mod error;
 pub mod member;
 pub mod protocol;
+mod sasl;
+pub mod security;
 
 pub use error::MembershipError;
 pub use member::{Assigned, ClusterView, GroupMember, MemberConfig, MemberEvent};

@@ -31,6 +31,7 @@ use crate::assignor::{assign, AssignorInput, AssignorState, ConfigSnapshot, Memb
 use crate::connection::Connection;
 use crate::error::{codes, MembershipError};
 use crate::protocol::{Assignment, ConnectProtocol, WorkItems, WorkerMetadata, NO_ERROR};
+use crate::security::Security;
 
 /// The group protocol type of Connect workers.
 pub const PROTOCOL_TYPE: &str = "connect";
@@ -60,6 +61,8 @@ pub struct MemberConfig {
     pub request_timeout: Duration,
     /// `retry.backoff.ms` (default 100 ms).
     pub retry_backoff: Duration,
+    /// `security.protocol` with its TLS and SASL settings (default PLAINTEXT).
+    pub security: Security,
 }
 
 impl MemberConfig {
@@ -81,6 +84,7 @@ impl MemberConfig {
             scheduled_rebalance_max_delay: Duration::ZERO,
             request_timeout: Duration::from_secs(40),
             retry_backoff: Duration::from_millis(100),
+            security: Security::plaintext(),
         }
     }
 
@@ -389,7 +393,13 @@ impl Runner {
         let timeout = self.config.request_timeout;
         let mut last = String::new();
         for server in &self.config.bootstrap_servers {
-            let mut conn = match Connection::connect(server, &self.config.client_id, timeout).await
+            let mut conn = match Connection::connect(
+                server,
+                &self.config.client_id,
+                timeout,
+                &self.config.security,
+            )
+            .await
             {
                 Ok(c) => c,
                 Err(e) => {
@@ -425,7 +435,13 @@ impl Runner {
             if address == conn.address() {
                 return Ok(conn);
             }
-            return Connection::connect(&address, &self.config.client_id, timeout).await;
+            return Connection::connect(
+                &address,
+                &self.config.client_id,
+                timeout,
+                &self.config.security,
+            )
+            .await;
         }
         Err(MembershipError::NoBroker(last))
     }
