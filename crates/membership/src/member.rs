@@ -272,6 +272,34 @@ impl Runner {
         let mut next_heartbeat = Instant::now();
         loop {
             if rejoin {
+                // Finding the coordinator may hang on a partitioned network: while this member
+                // still runs an assignment, give up at the point its session may be gone.
+                if self.coordinator.is_none() {
+                    let found = match self.lost_deadline() {
+                        Some(deadline) => {
+                            tokio::time::timeout_at(deadline, self.find_coordinator())
+                                .await
+                                .unwrap_or_else(|_| {
+                                    Err(MembershipError::Timeout(
+                                        "finding the group coordinator".into(),
+                                        self.config.lost_after(),
+                                    ))
+                                })
+                        }
+                        None => self.find_coordinator().await,
+                    };
+                    match found {
+                        Ok(conn) => self.coordinator = Some(conn),
+                        Err(e) => {
+                            tracing::warn!(group = %self.config.group_id, "finding the worker group coordinator failed, retrying: {e}");
+                            self.check_lost();
+                            if self.wait_or_leave(self.config.retry_backoff).await {
+                                return;
+                            }
+                            continue;
+                        }
+                    }
+                }
                 match self.join_once().await {
                     Ok(delay) => {
                         rejoin = false;
@@ -693,7 +721,9 @@ impl Runner {
             .config
             .heartbeat_interval
             .min(self.config.request_timeout);
-        let result = async {
+        // The whole attempt, reconnecting included, is bounded so a hanging network cannot
+        // delay the membership-lost check.
+        let result = tokio::time::timeout(timeout, async {
             let conn = self.coordinator().await?;
             let version = conn.version::<HeartbeatRequest>("Heartbeat", 4)?;
             let request = HeartbeatRequest::default()
@@ -701,8 +731,9 @@ impl Runner {
                 .with_generation_id(generation)
                 .with_member_id(StrBytes::from_string(member_id));
             conn.send(&request, version, timeout).await
-        }
-        .await;
+        })
+        .await
+        .unwrap_or_else(|_| Err(MembershipError::Timeout("Heartbeat".into(), timeout)));
         let response = match result {
             Ok(r) => r,
             Err(e) => {
