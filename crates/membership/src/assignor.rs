@@ -116,8 +116,16 @@ pub struct AssignorState {
     /// When the pending scheduled rebalance expires (ms since the epoch).
     scheduled_deadline: Option<i64>,
     candidates: BTreeSet<String>,
+    previous_revocation: WorkItems,
     revoked_last_round: bool,
     successive_revoking_rounds: u32,
+}
+
+impl AssignorState {
+    fn reset_delay(&mut self) {
+        self.scheduled_deadline = None;
+        self.candidates.clear();
+    }
 }
 
 /// One assignment round's inputs.
@@ -209,13 +217,21 @@ fn incremental(state: &mut AssignorState, input: &AssignorInput<'_>) -> Assignme
     if state.previous_generation.is_none()
         || state.previous_generation != input.last_completed_generation
     {
-        // The leader's memory is stale (new leader, or a round did not complete): start from
-        // what the members report.
+        // The leader's memory is stale (new leader, or a round did not complete).
+        state.previous.clear();
+    }
+    // A revocation of the last round that did not take effect: start from what is running.
+    let previous_revocation = std::mem::take(&mut state.previous_revocation);
+    if !difference(
+        &previous_revocation,
+        &difference(&previous_revocation, &active),
+    )
+    .is_empty()
+    {
         state.previous = members
             .iter()
             .map(|(id, m)| (id.clone(), m.assignment.clone()))
             .collect();
-        state.previous_members = members.keys().cloned().collect();
     }
     let previous = union(state.previous.values().cloned());
 
@@ -223,51 +239,42 @@ fn incremental(state: &mut AssignorState, input: &AssignorInput<'_>) -> Assignme
         .keys()
         .map(|m| (m.clone(), MemberAssignment::default()))
         .collect();
-    // What each member will hold after its revocations.
-    let mut current: BTreeMap<String, WorkItems> = members
+    // What each member will hold after this round.
+    let mut next: BTreeMap<String, WorkItems> = members
         .iter()
         .map(|(id, m)| (id.clone(), m.assignment.clone()))
         .collect();
 
-    // Deleted (held but no longer configured) and duplicated (held by more than one member).
+    // Deleted (held but no longer configured) and duplicated (held by more than one member)
+    // items are revoked from every holder.
     let mut holders: BTreeMap<Item, usize> = BTreeMap::new();
     for m in members.values() {
         for item in items_of(&m.assignment) {
             *holders.entry(item).or_default() += 1;
         }
     }
-    let mut explicit_revocation = false;
-    for (id, held) in current.iter_mut() {
-        let mut revoke = difference(held, &configured);
-        for item in items_of(held) {
-            if holders.get(&item).copied().unwrap_or(0) > 1 {
-                item.insert_into(&mut revoke);
-            }
+    let mut duplicated = WorkItems::default();
+    for (item, n) in &holders {
+        if *n > 1 {
+            item.clone().insert_into(&mut duplicated);
         }
+    }
+    for (id, held) in next.iter_mut() {
+        let mut revoke = difference(held, &configured);
+        revoke.extend(&difference(held, &difference(held, &duplicated)));
         if !revoke.is_empty() {
-            explicit_revocation = true;
             held.remove_all(&revoke);
             if let Some(p) = plan.get_mut(id) {
                 p.revoked.extend(&revoke);
             }
         }
     }
-    let duplicated: WorkItems = {
-        let mut d = WorkItems::default();
-        for (item, n) in &holders {
-            if *n > 1 {
-                item.clone().insert_into(&mut d);
-            }
-        }
-        d
-    };
 
     // Lost: in the previous assignment, no longer held by anyone, still configured.
-    let mut lost = difference(
+    let lost = difference(
         &difference(&previous, &active),
         &difference(&previous, &configured),
     );
-    lost.remove_all(&duplicated);
     let created = difference(&difference(&configured, &previous), &active);
     let departed = state
         .previous_members
@@ -275,89 +282,115 @@ fn incremental(state: &mut AssignorState, input: &AssignorInput<'_>) -> Assignme
         .any(|m| !members.contains_key(m));
 
     let mut to_assign = created;
-    to_assign.remove_all(&duplicated);
     let mut delay = 0;
-    if !lost.is_empty() {
-        if input.max_delay_ms <= 0 || (!departed && state.scheduled_deadline.is_none()) {
+    let mut lost_pending = false;
+    let now = input.now_ms;
+    if lost.is_empty() && !state.revoked_last_round {
+        state.reset_delay();
+    } else if state.scheduled_deadline.is_none() && !departed {
+        // Nobody left: the work was merely not picked up; hand it out at once.
+        to_assign.extend(&lost);
+    } else if input.max_delay_ms <= 0 {
+        to_assign.extend(&lost);
+    } else if state.scheduled_deadline.is_some_and(|d| now >= d) {
+        // The delay is over: lost work goes to the workers that joined empty meanwhile, or
+        // else to the least loaded; revocations are allowed again.
+        let candidates: Vec<String> = state
+            .candidates
+            .iter()
+            .filter(|c| members.contains_key(*c))
+            .cloned()
+            .collect();
+        if candidates.is_empty() {
             to_assign.extend(&lost);
-            state.scheduled_deadline = None;
-            state.candidates.clear();
         } else {
-            let deadline = *state
-                .scheduled_deadline
-                .get_or_insert(input.now_ms + i64::from(input.max_delay_ms));
-            for (id, held) in &current {
-                if held.is_empty() {
-                    state.candidates.insert(id.clone());
-                }
+            round_robin(&lost, &candidates, &mut next, &mut plan);
+        }
+        state.reset_delay();
+        state.revoked_last_round = false;
+    } else {
+        for (id, held) in &next {
+            if held.is_empty() {
+                state.candidates.insert(id.clone());
             }
-            if input.now_ms < deadline {
-                delay = i32::try_from(deadline - input.now_ms).unwrap_or(i32::MAX);
-                // Keep the lost work in the memory so it is still lost next round.
+        }
+        delay = match state.scheduled_deadline {
+            Some(deadline) => {
+                i32::try_from((deadline - now).min(i64::from(input.max_delay_ms))).unwrap_or(0)
+            }
+            None => input.max_delay_ms,
+        };
+        state.scheduled_deadline = Some(now + i64::from(delay));
+        lost_pending = !lost.is_empty();
+    }
+
+    // Load-balancing revocations (against the configured totals), unless a delay is active;
+    // consecutive revoking rounds back off exponentially (1 ms × 40ⁿ, at most the max delay).
+    if delay == 0 {
+        let revocations = balance_revocations(&next, &configured);
+        if !revocations.is_empty() && state.revoked_last_round {
+            state.successive_revoking_rounds += 1;
+            let backoff = if input.max_delay_ms <= 0 {
+                0.0
             } else {
-                let candidates: Vec<String> = state
-                    .candidates
-                    .iter()
-                    .filter(|c| members.contains_key(*c))
-                    .cloned()
-                    .collect();
-                if candidates.is_empty() {
-                    to_assign.extend(&lost);
-                } else {
-                    round_robin(&lost, &candidates, &mut current, &mut plan);
-                }
-                state.scheduled_deadline = None;
-                state.candidates.clear();
+                40f64
+                    .powi(state.successive_revoking_rounds.min(16) as i32)
+                    .min(f64::from(input.max_delay_ms))
+            };
+            delay = backoff as i32;
+            if delay == 0 {
+                apply_revocations(revocations, &mut next, &mut plan, &mut to_assign);
+            } else {
+                state.scheduled_deadline = Some(now + i64::from(delay));
             }
+        } else if !revocations.is_empty() {
+            apply_revocations(revocations, &mut next, &mut plan, &mut to_assign);
+            state.revoked_last_round = true;
+        } else if state.revoked_last_round {
+            state.revoked_last_round = false;
+            state.successive_revoking_rounds = 0;
         }
     } else {
-        state.scheduled_deadline = None;
-        state.candidates.clear();
+        state.revoked_last_round = false;
     }
 
-    // New work to the least loaded (connectors and tasks separately).
-    assign_least_loaded(&to_assign, &mut current, &mut plan);
-
-    // Load-balancing revocations, only when nothing else is being revoked or delayed.
-    let mut revoked_now = explicit_revocation;
-    if !explicit_revocation && delay == 0 {
-        let revocations = balance_revocations(&current);
-        if !revocations.is_empty() {
-            if state.revoked_last_round && input.max_delay_ms > 0 {
-                // Consecutive revoking rounds: back off exponentially before revoking again.
-                state.successive_revoking_rounds += 1;
-                let backoff = 40f64.powi(state.successive_revoking_rounds as i32 - 1);
-                delay = backoff.min(f64::from(input.max_delay_ms)) as i32;
-            } else {
-                for (id, revoke) in revocations {
-                    if let Some(held) = current.get_mut(&id) {
-                        held.remove_all(&revoke);
-                    }
-                    if let Some(p) = plan.get_mut(&id) {
-                        p.revoked.extend(&revoke);
-                    }
-                }
-                revoked_now = true;
-            }
-        }
-    }
-    if !revoked_now {
-        state.successive_revoking_rounds = 0;
-    }
-    state.revoked_last_round = revoked_now;
+    // New and reassigned work to the least loaded (connectors and tasks separately).
+    assign_least_loaded(&to_assign, &mut next, &mut plan);
 
     for p in plan.values_mut() {
         p.delay = delay;
+        state.previous_revocation.extend(&p.revoked);
     }
-    // Remember the assignment after revocations; work still lost under a delay stays in it
+    // Remember the assignment after this round; work still lost under a delay stays in it
     // (attributed to no member) so the next round sees it lost again.
-    state.previous = current;
-    if delay > 0 && !lost.is_empty() && state.scheduled_deadline.is_some() {
+    state.previous = next;
+    if lost_pending {
         state.previous.insert(String::new(), lost);
     }
     state.previous_members = members.keys().cloned().collect();
     state.previous_generation = Some(input.generation);
     AssignmentPlan::Assigned(plan)
+}
+
+/// Takes the revocations out of `next`: items the member already ran are revoked from it;
+/// items it was only given this round go back to the pool to hand out.
+fn apply_revocations(
+    revocations: BTreeMap<String, WorkItems>,
+    next: &mut BTreeMap<String, WorkItems>,
+    plan: &mut BTreeMap<String, MemberAssignment>,
+    to_assign: &mut WorkItems,
+) {
+    for (id, revoke) in revocations {
+        if let Some(held) = next.get_mut(&id) {
+            held.remove_all(&revoke);
+        }
+        if let Some(p) = plan.get_mut(&id) {
+            let fresh = difference(&revoke, &difference(&revoke, &p.assigned));
+            p.assigned.remove_all(&fresh);
+            to_assign.extend(&fresh);
+            p.revoked.extend(&difference(&revoke, &fresh));
+        }
+    }
 }
 
 /// A connector or a task.
@@ -447,11 +480,15 @@ fn least_loaded(
 }
 
 /// Per member, what to revoke so that connectors and tasks (separately) can end at
-/// ⌊N/W⌋ or ⌊N/W⌋+1 per worker; only the excess of over-loaded workers moves.
-fn balance_revocations(current: &BTreeMap<String, WorkItems>) -> BTreeMap<String, WorkItems> {
+/// ⌊N/W⌋ or ⌊N/W⌋+1 per worker, N the configured count; only the excess of over-loaded workers
+/// moves, and the most loaded keep the +1 slots.
+fn balance_revocations(
+    current: &BTreeMap<String, WorkItems>,
+    configured: &WorkItems,
+) -> BTreeMap<String, WorkItems> {
     let mut out: BTreeMap<String, WorkItems> = BTreeMap::new();
     let workers = current.len();
-    if workers == 0 {
+    if workers == 0 || current.values().all(WorkItems::is_empty) {
         return out;
     }
     for connectors in [true, false] {
@@ -462,7 +499,7 @@ fn balance_revocations(current: &BTreeMap<String, WorkItems>) -> BTreeMap<String
                 w.tasks.len()
             }
         };
-        let total: usize = current.values().map(load).sum();
+        let total = load(configured);
         let floor = total / workers;
         let mut extra = total % workers;
         // The most loaded workers keep the ⌊N/W⌋+1 slots.

@@ -89,13 +89,16 @@ impl Cluster {
         plan
     }
 
-    /// Rounds until nothing is revoked (as members rejoin after revocations).
+    /// Rounds until nothing is revoked or delayed (as members rejoin after revocations, and
+    /// after a scheduled delay, which the clock skips).
     fn settle(&mut self) -> usize {
         let mut moved = 0;
         for _ in 0..10 {
             let plan = self.round();
             moved += plan.values().map(|p| p.revoked.len()).sum::<usize>();
-            if plan.values().all(|p| p.revoked.is_empty()) {
+            let delay = plan.values().map(|p| p.delay).max().unwrap_or(0);
+            self.now_ms += i64::from(delay);
+            if delay == 0 && plan.values().all(|p| p.revoked.is_empty()) {
                 return moved;
             }
         }
@@ -195,6 +198,38 @@ fn lost_work_waits_for_the_scheduled_delay() {
     assert_eq!(plan["w3b"].assigned, gone);
     assert!(plan.values().all(|p| p.delay == 0));
     c.assert_complete_and_balanced();
+}
+
+#[test]
+fn consecutive_revoking_rounds_back_off() {
+    let mut c = Cluster::new(&["w1"], &[("a", 6)]);
+    c.max_delay_ms = 10_000;
+    c.settle();
+    c.held.insert("w2".into(), WorkItems::default());
+    let plan = c.round();
+    assert_eq!(plan["w1"].revoked.tasks.len(), 3);
+    // Another worker joins before the revoked tasks were handed out: the leader would revoke
+    // again, so it waits 40 ms (1 ms × 40) instead, handing out only the free tasks.
+    c.held.insert("w3".into(), WorkItems::default());
+    let plan = c.round();
+    assert!(
+        plan.values().all(|p| p.revoked.is_empty() && p.delay == 40),
+        "{plan:?}"
+    );
+    assert_eq!(plan["w2"].assigned.len() + plan["w3"].assigned.len(), 3);
+    c.now_ms += 40;
+    c.settle();
+    c.assert_complete_and_balanced();
+
+    // With scheduled.rebalance.max.delay.ms=0 there is no backoff.
+    let mut c = Cluster::new(&["w1"], &[("a", 6)]);
+    c.settle();
+    c.held.insert("w2".into(), WorkItems::default());
+    c.round();
+    c.held.insert("w3".into(), WorkItems::default());
+    let plan = c.round();
+    assert!(plan.values().all(|p| p.delay == 0));
+    assert_eq!(plan["w1"].revoked.tasks.len(), 1, "{plan:?}");
 }
 
 #[test]
@@ -298,8 +333,10 @@ proptest! {
     #[test]
     fn never_two_owners_and_settles_balanced(
         ops in proptest::collection::vec((0u8..4, 0u32..8), 1..12),
+        delayed in any::<bool>(),
     ) {
         let mut c = Cluster::new(&["w0"], &[("a", 3), ("b", 2)]);
+        c.max_delay_ms = if delayed { 5_000 } else { 0 };
         c.settle();
         let mut next = 1;
         for (op, n) in ops {
@@ -313,6 +350,7 @@ proptest! {
                 _ => { c.snapshot.connectors.remove(&format!("c{n}")); }
             }
             c.round();
+            c.now_ms += 1_000;
         }
         c.settle();
         c.assert_complete_and_balanced();
