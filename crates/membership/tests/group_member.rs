@@ -145,7 +145,7 @@ fn covered_once_and_balanced(workers: &[&mut Worker]) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn workers_share_the_work_a_newcomer_takes_some_and_a_crashed_worker_s_work_moves() {
+async fn workers_share_the_work_a_newcomer_takes_some_and_a_crashed_leader_s_work_moves() {
     let bootstrap = support::bootstrap();
     let group = support::unique("connect-membership");
     let mut w1 = Worker::start(&bootstrap, &group, "w1");
@@ -182,19 +182,31 @@ async fn workers_share_the_work_a_newcomer_takes_some_and_a_crashed_worker_s_wor
         "only what the newcomer runs moved"
     );
 
-    // w2 crashes (no LeaveGroup): after its session times out, w1 and w3 run everything.
-    let crashed = w2.running.clone();
-    assert!(!crashed.is_empty());
-    w2.member.take().expect("w2 member").abort();
+    // The leader crashes (no LeaveGroup): after its session times out, a new leader (with no
+    // memory of the last assignment) gives its work to the two others.
+    let mut workers = vec![w1, w2, w3];
+    let victim = workers
+        .iter()
+        .position(|w| w.leader)
+        .expect("a leader among the workers");
+    let mut dead = workers.remove(victim);
+    assert!(!dead.running.is_empty());
+    dead.member.take().expect("leader's member").abort();
+    let mut survivors: Vec<&mut Worker> = workers.iter_mut().collect();
     settle(
-        &mut [&mut w1, &mut w3],
-        "after w2 crashed",
+        &mut survivors,
+        "after the leader crashed",
         covered_once_and_balanced,
     )
     .await;
-    assert!(w1.generation > w2.generation);
+    assert!(survivors.iter().all(|w| w.generation > dead.generation));
+    assert_eq!(
+        survivors.iter().filter(|w| w.leader).count(),
+        1,
+        "a new leader"
+    );
 
-    for w in [&mut w1, &mut w3] {
+    for w in workers.iter_mut() {
         if let Some(m) = w.member.take() {
             m.leave().await;
         }
