@@ -8,7 +8,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use tracing::info;
 
 use super::TopicLogError;
-use crate::topics::internal_topic::{InternalTopicBackend, NewTopicSpec};
+use crate::topics::internal_topic::{InternalTopicBackend, NewTopicSpec, TopicDescription};
+
+/// How long an existing topic that is not described yet is asked for again.
+const DESCRIBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+/// Pause between those requests.
+const DESCRIBE_BACKOFF: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Which internal topic: decides the worker key and purpose named in errors, and the
 /// configs topic's single partition.
@@ -102,7 +107,7 @@ pub async fn ensure_internal_topic(
     let description = if created && spec.kind != InternalTopicKind::Configs {
         None
     } else {
-        backend.describe_topic(&spec.name).await?
+        describe_existing(backend, &spec.name, !created).await?
     };
     if let (false, Some(d)) = (created, &description) {
         verify_only_compact(spec, d.cleanup_policy.as_deref())?;
@@ -117,6 +122,24 @@ pub async fn ensure_internal_topic(
         }
     }
     Ok(())
+}
+
+/// Describes topic `name`; when it `exists` (its creation was refused as it exists) but is not
+/// described yet (a topic created a moment ago may not be known to every broker), asks again
+/// for a while.
+async fn describe_existing(
+    backend: &dyn InternalTopicBackend,
+    name: &str,
+    exists: bool,
+) -> Result<Option<TopicDescription>, TopicLogError> {
+    let deadline = tokio::time::Instant::now() + DESCRIBE_TIMEOUT;
+    loop {
+        let description = backend.describe_topic(name).await?;
+        if description.is_some() || !exists || tokio::time::Instant::now() >= deadline {
+            return Ok(description);
+        }
+        tokio::time::sleep(DESCRIBE_BACKOFF).await;
+    }
 }
 
 /// Kafka Connect's `verifyTopicCleanupPolicyOnlyCompact`: the policies (comma-separated, trimmed,

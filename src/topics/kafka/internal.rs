@@ -16,7 +16,7 @@ use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::message::{Headers, Message};
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use super::refusal::WatchedContext;
 use super::{client_config, KafkaBackend, KafkaProducer};
@@ -43,6 +43,8 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 const POLL_SLICE: Duration = Duration::from_millis(100);
 /// Records per batch handed over, at most.
 const BATCH: usize = 1000;
+/// Pause before asking again for a topic that is not ready.
+const RETRY_BACKOFF: Duration = Duration::from_millis(200);
 
 impl ConsumerContext for WatchedContext {}
 
@@ -152,7 +154,9 @@ impl InternalTopicBackend for KafkaBackend {
             .entry("client.id".to_owned())
             .or_insert_with(|| format!("connect-rs-internal-{name}"));
         props.insert("enable.auto.commit".to_owned(), "false".to_owned());
-        props.remove("group.id");
+        // librdkafka cannot assign partitions without a group id; it is never joined (no
+        // subscribe) nor committed to.
+        props.insert("group.id".to_owned(), format!("connect-rs-internal-{name}"));
         let config = client_config::layered(&[&props])?;
         let context = WatchedContext {
             watch: super::refusal::RefusalWatch::for_config(&config),
@@ -164,39 +168,30 @@ impl InternalTopicBackend for KafkaBackend {
         let topic = name.to_owned();
         let c = consumer.clone();
         let starts = tokio::task::spawn_blocking(move || {
-            let metadata = c
-                .fetch_metadata(Some(&topic), REQUEST_TIMEOUT)
-                .map_err(|e| {
-                    TopicError::Retriable(format!("Could not describe topic '{topic}': {e}"))
-                })?;
-            let partitions: Vec<i32> = metadata
-                .topics()
-                .iter()
-                .filter(|t| t.name() == topic && t.error().is_none())
-                .flat_map(|t| t.partitions().iter().map(|p| p.id()))
-                .collect();
-            if partitions.is_empty() {
-                return Err(TopicError::Other(format!(
-                    "Topic '{topic}' has no partitions"
-                )));
+            // A topic created a moment ago may not have its partitions or leaders known yet.
+            let deadline = std::time::Instant::now() + REQUEST_TIMEOUT;
+            loop {
+                match start_offsets(&c, &topic) {
+                    Ok(starts) => break Ok(starts),
+                    Err(e) if std::time::Instant::now() < deadline => {
+                        debug!(topic = %topic, error = %e, "Internal topic not ready; retrying.");
+                        std::thread::sleep(RETRY_BACKOFF);
+                    }
+                    Err(e) => break Err(e),
+                }
             }
-            let mut starts = BTreeMap::new();
-            let mut tpl = TopicPartitionList::new();
-            for p in partitions {
-                let (low, _) = c
-                    .fetch_watermarks(&topic, p, REQUEST_TIMEOUT)
-                    .map_err(|e| {
-                        TopicError::Retriable(format!(
-                            "Could not read the offsets of topic '{topic}' partition {p}: {e}"
-                        ))
-                    })?;
-                starts.insert(p, low);
-                tpl.add_partition_offset(&topic, p, Offset::Beginning)
+            .and_then(|starts| {
+                let mut tpl = TopicPartitionList::new();
+                for p in starts.keys() {
+                    tpl.add_partition_offset(&topic, *p, Offset::Beginning)
+                        .map_err(|e| {
+                            TopicError::Other(format!("Could not assign '{topic}': {e}"))
+                        })?;
+                }
+                c.assign(&tpl)
                     .map_err(|e| TopicError::Other(format!("Could not assign '{topic}': {e}")))?;
-            }
-            c.assign(&tpl)
-                .map_err(|e| TopicError::Other(format!("Could not assign '{topic}': {e}")))?;
-            Ok(starts)
+                Ok(starts)
+            })
         })
         .await
         .map_err(blocking_failed)??;
@@ -234,6 +229,39 @@ impl InternalTopicBackend for KafkaBackend {
             &spec,
         )?))
     }
+}
+
+/// The partitions of `topic` with their first offsets (blocking).
+fn start_offsets(
+    consumer: &BaseConsumer<WatchedContext>,
+    topic: &str,
+) -> Result<BTreeMap<i32, i64>, TopicError> {
+    let metadata = consumer
+        .fetch_metadata(Some(topic), REQUEST_TIMEOUT)
+        .map_err(|e| TopicError::Retriable(format!("Could not describe topic '{topic}': {e}")))?;
+    let partitions: Vec<i32> = metadata
+        .topics()
+        .iter()
+        .filter(|t| t.name() == topic && t.error().is_none())
+        .flat_map(|t| t.partitions().iter().map(|p| p.id()))
+        .collect();
+    if partitions.is_empty() {
+        return Err(TopicError::Retriable(format!(
+            "Topic '{topic}' has no partitions"
+        )));
+    }
+    let mut starts = BTreeMap::new();
+    for p in partitions {
+        let (low, _) = consumer
+            .fetch_watermarks(topic, p, REQUEST_TIMEOUT)
+            .map_err(|e| {
+                TopicError::Retriable(format!(
+                    "Could not read the offsets of topic '{topic}' partition {p}: {e}"
+                ))
+            })?;
+        starts.insert(p, low);
+    }
+    Ok(starts)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
