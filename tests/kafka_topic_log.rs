@@ -304,3 +304,50 @@ async fn offsets_survive_reopening_reset_by_tombstones_and_match_kafka_connect_b
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_worker_top_level_sasl_settings_reach_the_internal_topic_clients() {
+    let secure = support::kafka::secure_broker();
+    let mut worker = ConfigMap::new();
+    worker.insert("security.protocol".into(), "SASL_PLAINTEXT".into());
+    worker.insert("sasl.mechanism".into(), "SCRAM-SHA-512".into());
+    worker.insert(
+        "sasl.jaas.config".into(),
+        format!(
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"{}\" password=\"{}\";",
+            secure.user, secure.password
+        ),
+    );
+    // Not client settings: never given to librdkafka.
+    worker.insert("group.id".into(), "connect-cluster".into());
+    worker.insert(
+        "key.converter".into(),
+        "org.apache.kafka.connect.json.JsonConverter".into(),
+    );
+    let b = KafkaBackend::new(
+        &[secure.sasl_plaintext.clone()],
+        &worker,
+        ConfigMap::new(),
+        ConfigMap::new(),
+        &ConfigMap::new(),
+    )
+    .unwrap();
+    let topic = Broker::unique("connect-configs");
+    let (handler, mut rx) = channel_handler();
+    let log = TopicLog::open(
+        &b,
+        &spec(InternalTopicKind::Configs, &topic, 1),
+        "configs",
+        handler,
+    )
+    .await
+    .unwrap();
+    log.send(b"connector-a".to_vec(), Some(b"{}".to_vec()))
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    let r = recv(&mut rx).await;
+    assert_eq!((r.partition, r.offset), (0, 0));
+    assert_eq!(r.key.as_deref(), Some(&b"connector-a"[..]));
+}
