@@ -121,6 +121,14 @@ async fn an_absent_topic_is_created_compacted_with_its_partitions() {
     assert!(text.contains("retention.ms=123456789"), "{text}");
     // Opening again finds it and accepts it.
     ensure_internal_topic(&b, &s).await.unwrap();
+
+    // -1 partitions and replication factor: the broker's defaults.
+    let status = Broker::unique("connect-status");
+    let s = InternalTopicSpec::new(InternalTopicKind::Status, &status, -1, -1);
+    ensure_internal_topic(&b, &s).await.unwrap();
+    let text = describe(&broker, &status);
+    assert!(text.contains("ReplicationFactor: 1"), "{text}");
+    assert!(text.contains("cleanup.policy=compact"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
