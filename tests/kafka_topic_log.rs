@@ -333,7 +333,7 @@ async fn the_worker_top_level_sasl_settings_reach_the_internal_topic_clients() {
         "org.apache.kafka.connect.json.JsonConverter".into(),
     );
     let b = KafkaBackend::new(
-        &[secure.sasl_plaintext.clone()],
+        std::slice::from_ref(&secure.sasl_plaintext),
         &worker,
         ConfigMap::new(),
         ConfigMap::new(),
