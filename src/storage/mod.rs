@@ -1,8 +1,11 @@
 //! Stores that back the herder and the worker. Standalone keeps source offsets in a JSON file
-//! ([`offsets_file`]); distributed mode will keep them in Kafka topics.
+//! ([`offsets_file`]); distributed mode keeps them in the offsets topic ([`topic_offsets`], on a
+//! [`topic_log`]).
 
 pub mod configs_file;
 pub mod offsets_file;
+pub mod topic_log;
+pub mod topic_offsets;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,6 +14,7 @@ use async_trait::async_trait;
 use connect_api::OffsetMap;
 
 pub use offsets_file::FileOffsetStore;
+pub use topic_offsets::TopicOffsetStore;
 
 /// Errors of the stores.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +36,14 @@ pub enum StorageError {
         /// The file.
         path: PathBuf,
         /// What is wrong.
+        reason: String,
+    },
+    /// An internal topic could not be read or written.
+    #[error("{context}: {reason}")]
+    Topic {
+        /// What was being done.
+        context: String,
+        /// What went wrong.
         reason: String,
     },
 }

@@ -1,6 +1,7 @@
 //! Where topic data lives: the traits the worker uses, and their implementations —
 //! [`local`] (the embedded durable log, used without `bootstrap.servers`) and, later, Kafka.
 
+pub mod internal_topic;
 pub mod kafka;
 pub mod local;
 pub mod topic_creation;

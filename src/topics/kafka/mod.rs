@@ -10,6 +10,7 @@
 pub mod client_config;
 pub mod consumer;
 pub mod group_admin;
+pub mod internal;
 pub mod producer;
 pub mod refusal;
 pub mod security;
@@ -35,6 +36,9 @@ pub struct KafkaBackend {
     consumer_props: ConfigMap,
     /// `bootstrap.servers`, the worker's top-level client security settings, then `admin.*`.
     admin_props: ConfigMap,
+    /// `bootstrap.servers` and the worker's top-level client settings: the clients of the
+    /// internal topics (as Kafka Connect's, which take the worker's top-level settings).
+    internal_props: ConfigMap,
 }
 
 impl KafkaBackend {
@@ -62,6 +66,14 @@ impl KafkaBackend {
         client_config::check("producer.", &producer_props)?;
         client_config::check("consumer.", &consumer_props)?;
         client_config::check("admin.", admin_overrides)?;
+        let mut internal_props = admin_props.clone();
+        internal_props.extend(
+            worker_props
+                .iter()
+                .filter(|(k, _)| internal::TOP_LEVEL_CLIENT_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        internal_props.insert("bootstrap.servers".to_owned(), bootstrap_servers.clone());
         admin_props.extend(admin_overrides.clone());
         admin_props.insert("bootstrap.servers".to_owned(), bootstrap_servers.clone());
         Ok(Self {
@@ -69,6 +81,7 @@ impl KafkaBackend {
             producer_props,
             consumer_props,
             admin_props,
+            internal_props,
         })
     }
 

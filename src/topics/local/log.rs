@@ -296,21 +296,35 @@ impl Log {
 
     /// The topic `name`, created with the configured partition count when absent (writable).
     pub(crate) fn ensure_topic(&self, name: &str) -> Result<Arc<Topic>, TopicError> {
+        let count = self.options.num_partitions;
+        Ok(self.ensure_topic_with(name, count, |_| Ok(()))?.0)
+    }
+
+    /// The topic `name`, created with `count` partitions when absent (writable), and whether it
+    /// was created; `before_create` runs (under the creation lock) before its partitions exist.
+    pub(crate) fn ensure_topic_with(
+        &self,
+        name: &str,
+        count: u32,
+        before_create: impl FnOnce(u32) -> Result<(), TopicError>,
+    ) -> Result<(Arc<Topic>, bool), TopicError> {
         if let Some(topic) = self.topic(name) {
-            return Ok(topic);
+            return Ok((topic, false));
         }
         if self.read_only {
             self.refresh_topics()?;
-            return self.topic(name).ok_or_else(|| {
+            let topic = self.topic(name).ok_or_else(|| {
                 TopicError::Other(format!("no topic {name} in {}", self.dir.display()))
-            });
+            })?;
+            return Ok((topic, false));
         }
         validate_topic_name(name)?;
         let _creating = self.create.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(topic) = self.topic(name) {
-            return Ok(topic);
+            return Ok((topic, false));
         }
-        let count = self.options.num_partitions.clamp(1, i32::MAX as u32);
+        let count = count.clamp(1, i32::MAX as u32);
+        before_create(count)?;
         // Highest partition first: after a crash half-way the highest number still tells the
         // count, and the next open creates the missing lower ones.
         for p in (0..count).rev() {
@@ -337,7 +351,7 @@ impl Log {
         self.topics_generation.fetch_add(1, Ordering::SeqCst);
         self.changes.send_modify(|v| *v = v.wrapping_add(1));
         tracing::debug!(topic = name, partitions = count, dir = %self.dir.display(), "created topic");
-        Ok(topic)
+        Ok((topic, true))
     }
 
     /// Every topic with its partitions' offsets, sorted by name.

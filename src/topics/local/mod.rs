@@ -6,6 +6,7 @@
 //! <dir>/.lock                              held (File::try_lock) by the one process that writes
 //! <dir>/<topic>-<partition>/<base>.log     segment files, <base> = 20-digit first offset
 //! <dir>/__groups/<group>.json              committed offsets of a consumer group
+//! <dir>/__topics/<topic>.json              configs of a topic created with configs (internal.rs)
 //! <dir>/clean-shutdown.json                last segment of each partition, written by close()
 //! ```
 //!
@@ -20,6 +21,7 @@ mod checkpoint;
 mod consumer;
 mod group_offsets;
 mod index;
+mod internal;
 mod log;
 mod partition;
 pub mod partitioner;

@@ -1,0 +1,297 @@
+//! Source offsets in the `offset.storage.topic` (Kafka Connect's `KafkaOffsetBackingStore`):
+//! key `["<connector>",{<source partition>}]`, value the offset object or a tombstone when the
+//! offset is reset, both as the schemaless JsonConverter writes them. Lookups are by the exact
+//! key bytes; the map is built by reading the topic to its end at open and kept current by
+//! tailing it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use connect_api::{OffsetMap, Value};
+use tracing::warn;
+
+use super::topic_log::{InternalTopicSpec, LogRecord, TopicLog, TopicLogError};
+use super::{OffsetEntry, OffsetStore, StorageError};
+use crate::converters::{JsonConverter, JsonConverterConfig};
+use crate::topics::internal_topic::InternalTopicBackend;
+
+/// One stored offset, decoded.
+#[derive(Debug, Clone)]
+struct Stored {
+    connector: String,
+    partition: OffsetMap,
+    offset: OffsetMap,
+}
+
+type Offsets = HashMap<Vec<u8>, Stored>;
+
+/// Source offsets kept in a compacted topic.
+pub struct TopicOffsetStore {
+    log: TopicLog,
+    offsets: Arc<Mutex<Offsets>>,
+}
+
+impl std::fmt::Debug for TopicOffsetStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TopicOffsetStore")
+            .field("topic", &self.log.topic())
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock(offsets: &Mutex<Offsets>) -> MutexGuard<'_, Offsets> {
+    offsets.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl TopicOffsetStore {
+    /// Opens the offsets topic of `spec` (created if absent, compaction verified) and reads it
+    /// to its end.
+    ///
+    /// # Errors
+    /// As [`TopicLog::open`].
+    pub async fn open(
+        backend: &dyn InternalTopicBackend,
+        spec: &InternalTopicSpec,
+        client_id: &str,
+    ) -> Result<Self, TopicLogError> {
+        let offsets = Arc::new(Mutex::new(Offsets::new()));
+        let applied = offsets.clone();
+        let handler = Box::new(move |record: LogRecord| apply(&mut lock(&applied), record));
+        let log = TopicLog::open(backend, spec, client_id, handler).await?;
+        Ok(Self { log, offsets })
+    }
+
+    /// The underlying log.
+    pub fn log(&self) -> &TopicLog {
+        &self.log
+    }
+}
+
+/// Applies one record of the topic to the map; a record that cannot be decoded is skipped with
+/// an error log, as Kafka Connect does.
+fn apply(offsets: &mut Offsets, record: LogRecord) {
+    let Some(key) = record.key else {
+        warn!(
+            partition = record.partition,
+            offset = record.offset,
+            "Ignoring an offsets record without a key."
+        );
+        return;
+    };
+    let Some(value) = record.value else {
+        offsets.remove(&key);
+        return;
+    };
+    match decode(&key, &value) {
+        Ok(stored) => {
+            offsets.insert(key, stored);
+        }
+        Err(reason) => warn!(
+            partition = record.partition,
+            offset = record.offset,
+            "Ignoring an offsets record that cannot be read: {reason}"
+        ),
+    }
+}
+
+fn decode(key: &[u8], value: &[u8]) -> Result<Stored, String> {
+    let key: serde_json::Value =
+        serde_json::from_slice(key).map_err(|e| format!("the key is not JSON: {e}"))?;
+    let (connector, partition) = match key {
+        serde_json::Value::Array(mut items) if items.len() == 2 => {
+            let partition = items.pop();
+            match (items.pop(), partition) {
+                (Some(serde_json::Value::String(c)), Some(serde_json::Value::Object(p))) => (c, p),
+                _ => return Err("the key is not [\"<connector>\",{partition}]".to_owned()),
+            }
+        }
+        _ => return Err("the key is not a JSON array of two items".to_owned()),
+    };
+    match serde_json::from_slice(value) {
+        Ok(serde_json::Value::Object(offset)) => Ok(Stored {
+            connector,
+            partition,
+            offset,
+        }),
+        _ => Err("the value is not a JSON object".to_owned()),
+    }
+}
+
+/// The schemaless JsonConverter's bytes of `value`.
+fn json_bytes(value: Value) -> Vec<u8> {
+    let converter = JsonConverter::with_config(JsonConverterConfig {
+        schemas_enable: false,
+        ..JsonConverterConfig::default()
+    });
+    // Schemaless strings, numbers, booleans, arrays and string-keyed maps always serialize.
+    converter
+        .serialize(None, &value)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| b"null".to_vec())
+}
+
+fn to_connect(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int64(i),
+            None => Value::Float64(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Value::String(s.clone()),
+        serde_json::Value::Array(items) => Value::Array(items.iter().map(to_connect).collect()),
+        serde_json::Value::Object(map) => map_to_connect(map),
+    }
+}
+
+fn map_to_connect(map: &OffsetMap) -> Value {
+    Value::Map(
+        map.iter()
+            .map(|(k, v)| (Value::String(k.clone()), to_connect(v)))
+            .collect(),
+    )
+}
+
+/// The key and value bytes of one offset: `["<connector>",{partition}]` and the offset object
+/// (`None`: a tombstone), as Kafka Connect's schemaless JsonConverter writes them.
+fn offset_record(
+    connector: &str,
+    partition: &OffsetMap,
+    offset: Option<&OffsetMap>,
+) -> (Vec<u8>, Option<Vec<u8>>) {
+    let key = json_bytes(Value::Array(vec![
+        Value::String(connector.to_owned()),
+        map_to_connect(partition),
+    ]));
+    (key, offset.map(|o| json_bytes(map_to_connect(o))))
+}
+
+#[async_trait]
+impl OffsetStore for TopicOffsetStore {
+    fn get(&self, connector: &str, partition: &OffsetMap) -> Option<OffsetMap> {
+        let (key, _) = offset_record(connector, partition, None);
+        lock(&self.offsets).get(&key).map(|s| s.offset.clone())
+    }
+
+    fn connector_offsets(&self, connector: &str) -> Vec<(OffsetMap, OffsetMap)> {
+        let offsets = lock(&self.offsets);
+        let mut found: Vec<(&Vec<u8>, &Stored)> = offsets
+            .iter()
+            .filter(|(_, s)| s.connector == connector)
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(b.0));
+        found
+            .into_iter()
+            .map(|(_, s)| (s.partition.clone(), s.offset.clone()))
+            .collect()
+    }
+
+    async fn put(&self, connector: &str, entries: Vec<OffsetEntry>) -> Result<(), StorageError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = entries
+            .iter()
+            .map(|(p, o)| offset_record(connector, p, o.as_ref()))
+            .collect();
+        let ack = self
+            .log
+            .send_all(records.clone())
+            .await
+            .map_err(|e| write_failed(self.log.topic(), e))?;
+        ack.await.map_err(|e| write_failed(self.log.topic(), e))?;
+        let mut offsets = lock(&self.offsets);
+        for ((key, value), (partition, offset)) in records.into_iter().zip(entries) {
+            match (value, offset) {
+                (Some(_), Some(offset)) => {
+                    offsets.insert(
+                        key,
+                        Stored {
+                            connector: connector.to_owned(),
+                            partition: (*partition).clone(),
+                            offset,
+                        },
+                    );
+                }
+                _ => {
+                    offsets.remove(&key);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn write_failed(topic: &str, e: TopicLogError) -> StorageError {
+    StorageError::Topic {
+        context: format!("Could not write source offsets to topic '{topic}'"),
+        reason: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(json: &str) -> OffsetMap {
+        match serde_json::from_str(json).unwrap() {
+            serde_json::Value::Object(m) => m,
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn keys_and_values_are_the_schemaless_json_converter_bytes() {
+        let (key, value) = offset_record(
+            "file-src",
+            &map(r#"{"filename":"/data/in.txt"}"#),
+            Some(&map(r#"{"position":1234,"ratio":1.5,"done":false}"#)),
+        );
+        assert_eq!(key, br#"["file-src",{"filename":"/data/in.txt"}]"#);
+        assert_eq!(
+            value.as_deref(),
+            Some(&br#"{"position":1234,"ratio":1.5,"done":false}"#[..])
+        );
+        let (_, tombstone) = offset_record("c", &map("{}"), None);
+        assert_eq!(tombstone, None);
+    }
+
+    #[test]
+    fn records_apply_and_tombstones_remove() {
+        let mut offsets = Offsets::new();
+        let key = br#"["c",{"p":1}]"#.to_vec();
+        apply(
+            &mut offsets,
+            LogRecord {
+                partition: 0,
+                offset: 0,
+                key: Some(key.clone()),
+                value: Some(br#"{"o":7}"#.to_vec()),
+            },
+        );
+        assert_eq!(offsets[&key].offset, map(r#"{"o":7}"#));
+        assert_eq!(offsets[&key].connector, "c");
+        apply(
+            &mut offsets,
+            LogRecord {
+                partition: 0,
+                offset: 1,
+                key: Some(b"not json".to_vec()),
+                value: Some(b"{}".to_vec()),
+            },
+        );
+        assert_eq!(offsets.len(), 1, "an unreadable record is skipped");
+        apply(
+            &mut offsets,
+            LogRecord {
+                partition: 0,
+                offset: 2,
+                key: Some(key.clone()),
+                value: None,
+            },
+        );
+        assert!(offsets.is_empty());
+    }
+}
