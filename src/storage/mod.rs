@@ -2,6 +2,7 @@
 //! ([`offsets_file`]); distributed mode will keep them in Kafka topics.
 
 pub mod configs_file;
+pub mod internal;
 pub mod offsets_file;
 
 use std::path::PathBuf;
