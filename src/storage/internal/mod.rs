@@ -18,6 +18,7 @@ mod json;
 pub use config_records::{ConfigProps, ConfigRecord, SessionKey};
 pub use config_state::{ConfigChange, ConfigState, RestartRequest};
 pub use json::internal_converter;
+pub use status_records::{ComponentState, Status, StatusRecord, StatusState, TopicStatus};
 
 /// Why a record of an internal topic could not be read or written. Every variant names the
 /// record's key (or, for offsets, the connector), so the caller can log it and discard the
