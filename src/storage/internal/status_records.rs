@@ -7,7 +7,9 @@
 //! | `status-task-<name>-<n>` | the same shape |
 //! | `status-topic-<topic>:connector-<name>` | `{"topic":{"name":..,"connector":..,"task":n,"discoverTimestamp":ms}}` |
 //!
-//! `trace` is always written (`null` when there is none); DESTROYED is written as a tombstone.
+//! `trace` and `version` are always written (`null` when there is none); DESTROYED is written as
+//! a tombstone. `version` (the plugin version, KIP-891) is in the schema of Kafka Connect 4.x
+//! (checked against the 4.3.1 jars); records of older workers have none.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -85,6 +87,8 @@ pub struct Status {
     pub worker_id: String,
     /// The group generation of that worker when it wrote it (0 in standalone mode).
     pub generation: i32,
+    /// The version of the plugin running the instance (KIP-891), when known.
+    pub version: Option<String>,
 }
 
 /// A topic a connector's task used (Kafka's `TopicStatus`, KIP-558).
@@ -144,6 +148,7 @@ fn status_v0() -> &'static SchemaRef {
             .field("trace", Schema::optional(SchemaType::String))
             .field("worker_id", Schema::required(SchemaType::String))
             .field("generation", Schema::required(SchemaType::Int32))
+            .field("version", Schema::optional(SchemaType::String))
             .build()
     })
 }
@@ -171,6 +176,7 @@ fn encode_status(status: Option<&Status>) -> Option<Vec<u8>> {
             s.trace.clone().map_or(Value::Null, Value::String),
             Value::String(s.worker_id.clone()),
             Value::Int32(s.generation),
+            s.version.clone().map_or(Value::Null, Value::String),
         ],
     ))
 }
@@ -321,19 +327,19 @@ fn decode_status(key: &str, bytes: &[u8]) -> Result<Status, RecordError> {
         .str("state")
         .and_then(ComponentState::parse)
         .ok_or_else(|| RecordError::value(key, "'state' is not a known state"))?;
-    let trace = match obj.get("trace") {
-        None => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(RecordError::value(
-                key,
-                format!(
-                    "'trace' should be a string but is {}",
-                    type_name(Some(other))
-                ),
-            ))
-        }
+    let optional_text = |name: &str| match obj.get(name) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(RecordError::value(
+            key,
+            format!(
+                "'{name}' should be a string but is {}",
+                type_name(Some(other))
+            ),
+        )),
     };
+    let trace = optional_text("trace")?;
+    let version = optional_text("version")?;
     let worker_id = obj.str("worker_id").ok_or_else(|| {
         RecordError::value(
             key,
@@ -359,6 +365,7 @@ fn decode_status(key: &str, bytes: &[u8]) -> Result<Status, RecordError> {
         // Java reads a Long and keeps its `intValue()`.
         #[allow(clippy::cast_possible_truncation)]
         generation: generation as i32,
+        version,
     })
 }
 

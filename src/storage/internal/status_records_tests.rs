@@ -9,6 +9,7 @@ fn status(state: ComponentState, trace: Option<&str>, worker: &str, generation: 
         trace: trace.map(str::to_owned),
         worker_id: worker.to_owned(),
         generation,
+        version: None,
     }
 }
 
@@ -25,7 +26,9 @@ fn records_encode_to_kafkas_bytes_and_decode_back() {
                 status: Some(status(ComponentState::Running, None, "h:8083", 3)),
             },
             "status-connector-c",
-            Some(r#"{"state":"RUNNING","trace":null,"worker_id":"h:8083","generation":3}"#),
+            Some(
+                r#"{"state":"RUNNING","trace":null,"worker_id":"h:8083","generation":3,"version":null}"#,
+            ),
         ),
         (
             StatusRecord::Task {
@@ -40,7 +43,7 @@ fn records_encode_to_kafkas_bytes_and_decode_back() {
             },
             "status-task-my-conn-2",
             Some(
-                r#"{"state":"FAILED","trace":"boom\n\tat X","worker_id":"h:8083","generation":0}"#,
+                r#"{"state":"FAILED","trace":"boom\n\tat X","worker_id":"h:8083","generation":0,"version":null}"#,
             ),
         ),
         (
@@ -95,6 +98,31 @@ fn records_encode_to_kafkas_bytes_and_decode_back() {
             record
         );
     }
+    // A known plugin version is written; records of workers before KIP-891 have none.
+    let mut with_version = status(ComponentState::Running, None, "w", 1);
+    with_version.version = Some("3.9.0".into());
+    let record = StatusRecord::Connector {
+        connector: "c".into(),
+        status: Some(with_version),
+    };
+    let (k, v) = record.encode();
+    assert_eq!(
+        text(v.clone()).as_deref(),
+        Some(
+            r#"{"state":"RUNNING","trace":null,"worker_id":"w","generation":1,"version":"3.9.0"}"#
+        )
+    );
+    assert_eq!(StatusRecord::decode(k.as_bytes(), v.as_deref()), Ok(record));
+    assert_eq!(
+        StatusRecord::decode(
+            b"status-task-c-0",
+            Some(br#"{"state":"PAUSED","trace":null,"worker_id":"w","generation":2}"#)
+        ),
+        Ok(task_record(
+            0,
+            Some(status(ComponentState::Paused, None, "w", 2))
+        ))
+    );
     // Every state writes its name; DESTROYED is a tombstone.
     for state in [
         ComponentState::Unassigned,
@@ -192,6 +220,10 @@ fn bad_values_are_typed_errors_naming_the_key() {
             r#"{"state":"RUNNING","trace":5,"worker_id":"w","generation":1}"#,
         ),
         ("status-task-c-0", r#"{"state":"RUNNING","generation":1}"#),
+        (
+            "status-task-c-0",
+            r#"{"state":"RUNNING","worker_id":"w","generation":1,"version":2}"#,
+        ),
         ("status-topic-t:connector-c", r#"{"name":"t"}"#),
         (
             "status-topic-t:connector-c",
