@@ -3,6 +3,7 @@
 //! [`topic_log`]).
 
 pub mod configs_file;
+pub mod internal;
 pub mod offsets_file;
 pub mod topic_log;
 pub mod topic_offsets;
