@@ -176,7 +176,9 @@ impl Worker {
         self.board.clone()
     }
 
-    /// Starts a connector, asks it for its task configurations and starts the tasks.
+    /// Starts a connector, asks it for its task configurations and starts the tasks (the
+    /// standalone path: [`Worker::start_connector_instance`], then [`Worker::start_task`] for
+    /// each task).
     ///
     /// # Errors
     /// When the connector or a converter cannot be created or started.
@@ -184,11 +186,31 @@ impl Worker {
         &mut self,
         spec: ConnectorSpec,
     ) -> Result<(), ConnectorStartError> {
+        let task_configs = self.start_connector_instance(&spec).await?;
+        let spec = Arc::new(spec);
+        let members = task_configs.len();
+        for (i, config) in task_configs.into_iter().enumerate() {
+            let id = u32::try_from(i).unwrap_or(u32::MAX);
+            self.start_task(&spec, id, config, members)?;
+        }
+        Ok(())
+    }
+
+    /// Starts the connector instance of `spec` and keeps it running; returns the task
+    /// configurations it plans (at most `tasks.max`), with the connector's config provider
+    /// placeholders put back (Kafka's reverse transform): they are stored and shown so, and
+    /// resolved again when each task starts.
+    ///
+    /// # Errors
+    /// When the connector cannot be created or started, or plans too many tasks.
+    pub async fn start_connector_instance(
+        &mut self,
+        spec: &ConnectorSpec,
+    ) -> Result<Vec<ConfigMap>, ConnectorStartError> {
         let name = spec.name.clone();
-        let redactor = spec.redactor.clone();
         let fail = |source| ConnectorStartError {
             connector: name.clone(),
-            source: redactor.redact_error(source),
+            source: spec.redactor.redact_error(source),
         };
         let span = info_span!("connector", connector = %name);
         let (instance, task_configs) = async {
@@ -210,8 +232,6 @@ impl Worker {
         .instrument(span.clone())
         .await
         .map_err(fail)?;
-        // Stored and shown with the connector's placeholders (Kafka's reverseTransform);
-        // resolved again when each task starts.
         let task_configs: Vec<ConfigMap> =
             with_task_class(task_configs, spec.plugin.desc().task_class)
                 .iter()
@@ -225,46 +245,73 @@ impl Worker {
             ))));
         }
         span.in_scope(|| info!(tasks = task_configs.len(), "Connector started."));
-        self.connectors.push((name.clone(), instance));
-        let members = task_configs.len();
+        self.connectors.push((name, instance));
+        Ok(task_configs)
+    }
+
+    /// Starts task `id` of connector `spec` with its stored configuration; `members` is the
+    /// connector's task count (a sink task is member `id` of `members` in its group). The
+    /// connector instance need not run on this worker.
+    ///
+    /// # Errors
+    /// When the task's converters or client cannot be built.
+    pub fn start_task(
+        &mut self,
+        spec: &Arc<ConnectorSpec>,
+        id: u32,
+        config: ConfigMap,
+        members: usize,
+    ) -> Result<(), ConnectorStartError> {
+        let name = spec.name.clone();
         let factory = Arc::new(TaskFactory {
-            spec,
+            spec: spec.clone(),
             plugins: self.plugins.clone(),
             offsets: self.offsets.clone(),
             topics: self.topics.clone(),
             settings: self.settings.clone(),
             members,
         });
-        for (i, config) in task_configs.into_iter().enumerate() {
-            let task_id = u32::try_from(i).unwrap_or(u32::MAX);
-            let activity = Arc::new(TaskActivity::new(format!("{name}-{i}")));
-            self.board.register(&activity);
-            let cancel = self.cancel.child_token();
-            let first = factory
-                .build(i, config.clone(), cancel.clone(), activity.clone())
-                .map_err(fail)?;
-            let span = info_span!("task", connector = %name, task = i);
-            let handle = tokio::spawn(
-                supervise(
-                    factory.clone(),
-                    i,
-                    config.clone(),
-                    first,
-                    cancel.clone(),
-                    activity.clone(),
-                )
-                .instrument(span),
-            );
-            self.tasks.push(RunningTask {
+        self.spawn_task(factory, &name, id, config)
+            .map_err(|source| ConnectorStartError {
                 connector: name.clone(),
-                id: task_id,
-                config,
-                cancel,
-                activity,
-                handle,
-                factory: factory.clone(),
-            });
-        }
+                source: spec.redactor.redact_error(source),
+            })
+    }
+
+    /// Builds task `id` from `factory` and runs it under its supervisor.
+    fn spawn_task(
+        &mut self,
+        factory: Arc<TaskFactory>,
+        name: &str,
+        id: u32,
+        config: ConfigMap,
+    ) -> Result<(), ConnectError> {
+        let i = usize::try_from(id).unwrap_or(usize::MAX);
+        let activity = Arc::new(TaskActivity::new(format!("{name}-{id}")));
+        self.board.register(&activity);
+        let cancel = self.cancel.child_token();
+        let first = factory.build(i, config.clone(), cancel.clone(), activity.clone())?;
+        let span = info_span!("task", connector = %name, task = i);
+        let handle = tokio::spawn(
+            supervise(
+                factory.clone(),
+                i,
+                config.clone(),
+                first,
+                cancel.clone(),
+                activity.clone(),
+            )
+            .instrument(span),
+        );
+        self.tasks.push(RunningTask {
+            connector: name.to_owned(),
+            id,
+            config,
+            cancel,
+            activity,
+            handle,
+            factory,
+        });
         Ok(())
     }
 
@@ -290,33 +337,8 @@ impl Worker {
             .or_default()
             .extend(used);
         stop_tasks(vec![old], self.settings.graceful_shutdown_timeout).await;
-        let i = usize::try_from(id).unwrap_or(usize::MAX);
-        let activity = Arc::new(TaskActivity::new(format!("{name}-{id}")));
-        self.board.register(&activity);
-        let cancel = self.cancel.child_token();
-        let first = factory.build(i, config.clone(), cancel.clone(), activity.clone())?;
-        let span = info_span!("task", connector = %name, task = i);
-        let handle = tokio::spawn(
-            supervise(
-                factory.clone(),
-                i,
-                config.clone(),
-                first,
-                cancel.clone(),
-                activity.clone(),
-            )
-            .instrument(span),
-        );
+        self.spawn_task(factory, name, id, config)?;
         info!(connector = %name, task = id, "Task restarted.");
-        self.tasks.push(RunningTask {
-            connector: name.to_owned(),
-            id,
-            config,
-            cancel,
-            activity,
-            handle,
-            factory,
-        });
         Ok(true)
     }
 
@@ -361,9 +383,9 @@ impl Worker {
         reports
     }
 
-    /// Stops connector `name` and its tasks (cooperatively, then by force after the graceful
-    /// timeout) and forgets them.
-    pub async fn stop_connector(&mut self, name: &str) -> StopReport {
+    /// Stops the tasks of connector `name` (cooperatively, then by force after the graceful
+    /// timeout) and forgets them; its connector instance keeps running.
+    pub async fn stop_tasks(&mut self, name: &str) -> StopReport {
         let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.tasks)
             .into_iter()
             .partition(|t| t.connector == name);
@@ -378,6 +400,13 @@ impl Worker {
         for task in names {
             self.board.remove(&task);
         }
+        report
+    }
+
+    /// Stops connector `name` and its tasks (cooperatively, then by force after the graceful
+    /// timeout) and forgets them.
+    pub async fn stop_connector(&mut self, name: &str) -> StopReport {
+        let report = self.stop_tasks(name).await;
         let index = self.connectors.iter().position(|(n, _)| n == name);
         if let Some(i) = index {
             let (name, mut connector) = self.connectors.remove(i);

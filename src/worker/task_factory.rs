@@ -41,7 +41,7 @@ impl OffsetReader for StoreOffsetReader {
 /// Everything needed to build the tasks of one connector, again after a failure.
 pub struct TaskFactory {
     /// The connector.
-    pub spec: ConnectorSpec,
+    pub spec: Arc<ConnectorSpec>,
     /// Converters come from here.
     pub plugins: Arc<PluginRegistry>,
     /// Source offsets.

@@ -1,0 +1,650 @@
+//! The herder core shared by the standalone and distributed herders: the connectors this
+//! worker knows (configuration, type, target state, start failure), the worker that runs
+//! them, and the answers and actions that do not depend on where configurations are stored:
+//! connector info and status, task configurations, secret masking, topic tracking, offsets
+//! (read, alter, reset), restarts and target-state changes applied to the local worker.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use connect_api::ConfigMap;
+use tracing::{info, warn};
+
+use super::entities::{
+    ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
+};
+use super::spec::{connector_spec, SpecError};
+use super::{HerderError, Request, TargetState};
+use crate::config::{RawConfig, WorkerConfig};
+use crate::plugins::{ConnectorPlugin, PluginRegistry};
+use crate::worker::{Activity, ConnectorSpec, Worker};
+
+/// What the herder knows of one connector.
+pub(crate) struct Entry {
+    pub(crate) config: ConfigMap,
+    pub(crate) connector_type: ConnectorType,
+    /// Why the connector failed to start, if it did.
+    pub(crate) failure: Option<String>,
+    pub(crate) target: TargetState,
+    /// Task ids while paused (the task list is kept, as in Kafka Connect).
+    pub(crate) paused_tasks: Vec<u32>,
+}
+
+/// The state and actions both herders share.
+pub struct HerderCore {
+    /// The data plane.
+    pub(crate) worker: Worker,
+    pub(crate) worker_config: Arc<WorkerConfig>,
+    pub(crate) plugins: Arc<PluginRegistry>,
+    /// `host:port` of this worker's REST listener (Kafka Connect's `worker_id`).
+    pub(crate) worker_id: String,
+    pub(crate) connectors: BTreeMap<String, Entry>,
+    /// Topics each connector has used, kept across restarts of its tasks (KIP-558).
+    pub(crate) topics: BTreeMap<String, BTreeSet<String>>,
+}
+
+pub(crate) fn connector_type(spec: &ConnectorSpec) -> ConnectorType {
+    match spec.plugin {
+        ConnectorPlugin::Source(_) => ConnectorType::Source,
+        ConnectorPlugin::Sink(_) => ConnectorType::Sink,
+    }
+}
+
+/// Kafka Connect's message for a configuration that does not validate.
+pub(crate) fn invalid_config(e: &SpecError) -> HerderError {
+    let problems = e.problems();
+    HerderError::BadRequest(format!(
+        "Connector configuration is invalid and contains the following {} error(s):\n{}\nYou can also find the above list of errors at the endpoint `/connector-plugins/{{connectorType}}/config/validate`",
+        problems.len(),
+        problems.join("\n")
+    ))
+}
+
+/// A request that the herder variant, not the core, must answer.
+fn not_shared(what: &str) -> HerderError {
+    HerderError::Internal(format!("{what} is answered by the herder, not its core"))
+}
+
+impl HerderCore {
+    /// A core driving `worker`, knowing no connector yet.
+    pub fn new(
+        worker: Worker,
+        worker_config: Arc<WorkerConfig>,
+        plugins: Arc<PluginRegistry>,
+        worker_id: String,
+    ) -> Self {
+        Self {
+            worker,
+            worker_config,
+            plugins,
+            worker_id,
+            connectors: BTreeMap::new(),
+            topics: BTreeMap::new(),
+        }
+    }
+
+    /// Answers the requests both herders answer alike (everything but creating, changing,
+    /// deleting, pausing/resuming/stopping connectors and shutting down, which depend on
+    /// where configurations are stored); those are answered with an internal error.
+    pub(crate) async fn answer(&mut self, request: Request) {
+        match request {
+            Request::Connectors(reply) => {
+                let _ = reply.send(self.connector_names());
+            }
+            Request::Info(name, reply) => {
+                let _ = reply.send(self.info(&name));
+            }
+            Request::Config(name, reply) => {
+                let _ = reply.send(self.entry(&name).map(|e| self.masked(&e.config)));
+            }
+            Request::RawConfig(name, reply) => {
+                let _ = reply.send(self.entry(&name).map(|e| e.config.clone()));
+            }
+            Request::Status(name, reply) => {
+                let _ = reply.send(self.status(&name));
+            }
+            Request::TaskConfigs(name, reply) => {
+                let _ = reply.send(self.task_configs(&name));
+            }
+            Request::Restart {
+                name,
+                include_tasks,
+                only_failed,
+                reply,
+            } => {
+                let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
+            }
+            Request::Offsets(name, reply) => {
+                let _ = reply.send(self.offsets(&name).await);
+            }
+            Request::AlterOffsets {
+                name,
+                offsets,
+                auto_stop,
+                reply,
+            } => {
+                let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
+            }
+            Request::RestartTask(name, task, reply) => {
+                let _ = reply.send(self.restart_task(&name, task).await);
+            }
+            Request::Topics(name, reset, reply) => {
+                let _ = reply.send(self.connector_topics(&name, reset));
+            }
+            Request::IdleFor(d, reply) => {
+                let _ = reply.send(self.worker.all_idle_for(d));
+            }
+            Request::PutConfig { reply, .. } => {
+                let _ = reply.send(Err(not_shared("PutConfig")));
+            }
+            Request::Delete(_, reply) | Request::SetTarget(_, _, reply) => {
+                let _ = reply.send(Err(not_shared("Delete/SetTarget")));
+            }
+            Request::Shutdown(_) => {
+                tracing::error!(
+                    "A shutdown request reached the herder core; the herder handles it."
+                );
+            }
+        }
+    }
+
+    /// The names of the known connectors, sorted.
+    pub(crate) fn connector_names(&self) -> Vec<String> {
+        self.connectors.keys().cloned().collect()
+    }
+
+    /// The task configurations of connector `name`, masked.
+    pub(crate) fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
+        self.entry(name).map(|_| {
+            self.worker
+                .task_reports(name)
+                .into_iter()
+                .map(|t| {
+                    let id = TaskId {
+                        connector: name.to_owned(),
+                        task: t.id,
+                    };
+                    (id, self.masked(&t.config))
+                })
+                .collect()
+        })
+    }
+
+    /// Stops and forgets connector `name`.
+    pub(crate) async fn delete(&mut self, name: &str) -> Result<(), HerderError> {
+        match self.connectors.remove(name) {
+            Some(_) => {
+                self.worker.stop_connector(name).await;
+                self.worker.take_topics(name);
+                self.topics.remove(name);
+                info!(connector = %name, "Connector deleted.");
+                Ok(())
+            }
+            None => Err(HerderError::NotFound(format!("Connector {name} not found"))),
+        }
+    }
+
+    /// Starts connector `name` from its stored configuration, recording a start failure.
+    pub(crate) async fn start_stored(&mut self, name: &str) {
+        let Some(config) = self.connectors.get(name).map(|e| e.config.clone()) else {
+            return;
+        };
+        let raw = RawConfig::from_pairs(format!("the configuration of connector {name}"), config);
+        let failure = match connector_spec(&raw, &self.worker_config, &self.plugins) {
+            Ok(spec) => self
+                .worker
+                .start_connector(spec)
+                .await
+                .err()
+                .map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(entry) = self.connectors.get_mut(name) {
+            entry.failure = failure;
+        }
+    }
+
+    pub(crate) async fn set_target(
+        &mut self,
+        name: &str,
+        target: TargetState,
+    ) -> Result<(), HerderError> {
+        let Some(entry) = self.connectors.get_mut(name) else {
+            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+        };
+        let previous = entry.target;
+        if previous == target {
+            return Ok(());
+        }
+        entry.target = target;
+        match target {
+            TargetState::Started => self.start_stored(name).await,
+            TargetState::Paused | TargetState::Stopped => {
+                if previous == TargetState::Started {
+                    let ids = self
+                        .worker
+                        .task_reports(name)
+                        .iter()
+                        .map(|t| t.id)
+                        .collect();
+                    self.worker.stop_connector(name).await;
+                    if let Some(entry) = self.connectors.get_mut(name) {
+                        entry.paused_tasks = ids;
+                    }
+                }
+                if target == TargetState::Stopped {
+                    if let Some(entry) = self.connectors.get_mut(name) {
+                        entry.paused_tasks.clear();
+                    }
+                }
+            }
+        }
+        info!(connector = %name, target = ?target, "Connector target state changed.");
+        Ok(())
+    }
+
+    pub(crate) async fn restart(
+        &mut self,
+        name: &str,
+        include_tasks: bool,
+        only_failed: bool,
+    ) -> Result<Option<ConnectorStateInfo>, HerderError> {
+        let status = self
+            .status(name)
+            .map_err(|_| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        if self
+            .connectors
+            .get(name)
+            .is_some_and(|e| e.target != TargetState::Started)
+        {
+            // A paused or stopped connector restarts when resumed.
+            return Ok((include_tasks || only_failed).then_some(status));
+        }
+        let connector_restarts = !only_failed || status.connector.state == "FAILED";
+        let task_restarts: Vec<u32> = status
+            .tasks
+            .iter()
+            .filter(|t| include_tasks && (!only_failed || t.state == "FAILED"))
+            .map(|t| t.id)
+            .collect();
+        let mut reply = status.clone();
+        if connector_restarts {
+            reply.connector.state = "RESTARTING".to_owned();
+        }
+        for t in &mut reply.tasks {
+            if task_restarts.contains(&t.id) {
+                t.state = "RESTARTING".to_owned();
+            }
+        }
+        if connector_restarts && status.connector.state == "FAILED" {
+            // The connector never started: start it (and so its tasks) again.
+            self.worker.stop_connector(name).await;
+            self.start_stored(name).await;
+        } else {
+            // The connector instance only planned the tasks; the selected tasks restart alone,
+            // each from its committed offsets.
+            for id in task_restarts {
+                self.restart_task(name, id).await?;
+            }
+        }
+        if connector_restarts {
+            info!(connector = %name, "Connector restarted.");
+        }
+        Ok((include_tasks || only_failed).then_some(reply))
+    }
+
+    /// `config` with the values of secret keys replaced by `[hidden]`: keys of type PASSWORD in
+    /// the connector's plugin or the framework, and client settings named like secrets
+    /// (`*password`, `sasl.jaas.config`, `ssl.keystore.key`). A value that is nothing but config provider
+    /// placeholders is shown as written, as Kafka shows it: it names where the secret is,
+    /// not the secret.
+    pub(crate) fn masked(&self, config: &ConfigMap) -> ConfigMap {
+        let plugin = config
+            .get("connector.class")
+            .and_then(|c| self.plugins.connector(c).ok());
+        let kind = match plugin {
+            Some(ConnectorPlugin::Sink(_)) => crate::config::ConnectorKind::Sink,
+            _ => crate::config::ConnectorKind::Source,
+        };
+        let def =
+            crate::config::connector_def(kind, &plugin.map(|p| p.config_def()).unwrap_or_default());
+        config
+            .iter()
+            .map(|(k, v)| {
+                let secret = def
+                    .key(k)
+                    .is_some_and(|key| key.config_type == connect_api::ConfigType::Password)
+                    || k.ends_with("password")
+                    || k.ends_with("sasl.jaas.config")
+                    || k.ends_with("ssl.keystore.key");
+                let shown = if secret && !crate::config::providers::only_placeholders(v) {
+                    "[hidden]".to_owned()
+                } else {
+                    v.clone()
+                };
+                (k.clone(), shown)
+            })
+            .collect()
+    }
+
+    pub(crate) async fn restart_task(&mut self, name: &str, task: u32) -> Result<(), HerderError> {
+        if !self.connectors.contains_key(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+        }
+        match self.worker.restart_task(name, task).await {
+            Ok(true) => Ok(()),
+            // Kafka Connect's standalone herder: `Task <c>-<t> not found`.
+            Ok(false) => Err(HerderError::NotFound(format!(
+                "Task {name}-{task} not found"
+            ))),
+            Err(e) => Err(HerderError::Internal(format!(
+                "Task {name}-{task} could not be restarted: {e}"
+            ))),
+        }
+    }
+
+    pub(crate) fn connector_topics(
+        &mut self,
+        name: &str,
+        reset: bool,
+    ) -> Result<Vec<String>, HerderError> {
+        if !self.worker_config.topic_tracking_enable() {
+            return Err(HerderError::Forbidden(
+                "Topic tracking is disabled.".to_owned(),
+            ));
+        }
+        if reset && !self.worker_config.topic_tracking_allow_reset() {
+            return Err(HerderError::Forbidden(
+                "Topic tracking reset is disabled.".to_owned(),
+            ));
+        }
+        let used = self.worker.take_topics(name);
+        let known = self.topics.entry(name.to_owned()).or_default();
+        if reset {
+            known.clear();
+        } else {
+            known.extend(used);
+        }
+        Ok(known.iter().cloned().collect())
+    }
+
+    /// The consumer group of sink connector `name` (from its configuration).
+    pub(crate) fn sink_group(&self, name: &str) -> Result<String, HerderError> {
+        let entry = self.entry(name)?;
+        let raw = RawConfig::from_pairs(
+            format!("the configuration of connector {name}"),
+            entry.config.clone(),
+        );
+        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
+            .map_err(|e| HerderError::Internal(e.to_string()))?;
+        Ok(spec
+            .consumer_overrides
+            .get("group.id")
+            .cloned()
+            .unwrap_or_else(|| format!("connect-{name}")))
+    }
+
+    pub(crate) async fn offsets(&mut self, name: &str) -> Result<serde_json::Value, HerderError> {
+        let entry = self.entry(name)?;
+        match entry.connector_type {
+            ConnectorType::Sink => {
+                let group = self.sink_group(name)?;
+                let backend = self.worker.topic_backend();
+                let offsets = tokio::task::spawn_blocking(move || backend.group_offsets(&group))
+                    .await
+                    .map_err(|e| HerderError::Internal(e.to_string()))?
+                    .map_err(|e| HerderError::Internal(e.to_string()))?;
+                Ok(super::offsets::sink_offsets(&offsets))
+            }
+            _ => Ok(super::offsets::source_offsets(
+                self.worker.offset_store().connector_offsets(name),
+            )),
+        }
+    }
+
+    pub(crate) async fn alter_offsets(
+        &mut self,
+        name: &str,
+        offsets: Option<Vec<serde_json::Value>>,
+        auto_stop: bool,
+    ) -> Result<String, HerderError> {
+        let (target, connector_type) = {
+            let entry = self.entry(name)?;
+            (entry.target, entry.connector_type)
+        };
+        if offsets.as_ref().is_some_and(Vec::is_empty) {
+            return Err(HerderError::BadRequest(
+                "Partitions / offsets need to be provided for an alter offsets request".to_owned(),
+            ));
+        }
+        if target != TargetState::Stopped && !auto_stop {
+            return Err(HerderError::BadRequest(format!(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
+            )));
+        }
+        // Check the request before stopping anything.
+        let source_entries = match (connector_type, &offsets) {
+            (ConnectorType::Sink, _) | (_, None) => None,
+            (_, Some(list)) => Some(super::offsets::parse_source(list)?),
+        };
+        let sink_changes = match (connector_type, &offsets) {
+            (ConnectorType::Sink, Some(list)) => Some(super::offsets::parse_sink(list)?),
+            _ => None,
+        };
+        if target != TargetState::Stopped {
+            self.set_target(name, TargetState::Stopped).await?;
+        }
+        let result = match connector_type {
+            ConnectorType::Sink => {
+                let group = self.sink_group(name)?;
+                let backend = self.worker.topic_backend();
+                tokio::task::spawn_blocking(move || match sink_changes {
+                    Some(changes) => backend.alter_group_offsets(&group, &changes),
+                    None => backend.delete_group(&group),
+                })
+                .await
+                .map_err(|e| HerderError::Internal(e.to_string()))
+                .and_then(|r| r.map_err(|e| HerderError::Internal(e.to_string())))
+            }
+            _ => {
+                let store = self.worker.offset_store();
+                let entries = source_entries.unwrap_or_else(|| {
+                    store
+                        .connector_offsets(name)
+                        .into_iter()
+                        .map(|(p, _)| (Arc::new(p), None))
+                        .collect()
+                });
+                store
+                    .put(name, entries)
+                    .await
+                    .map_err(|e| HerderError::Internal(e.to_string()))
+            }
+        };
+        if target != TargetState::Stopped {
+            self.set_target(name, target).await?;
+        }
+        result?;
+        Ok(if offsets.is_some() {
+            "The offsets for this connector have been altered successfully".to_owned()
+        } else {
+            "The offsets for this connector have been reset successfully".to_owned()
+        })
+    }
+
+    pub(crate) fn entry(&self, name: &str) -> Result<&Entry, HerderError> {
+        self.connectors
+            .get(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Connector {name} not found")))
+    }
+
+    pub(crate) fn info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
+        let entry = self.entry(name)?;
+        let ids: Vec<u32> = match entry.target {
+            TargetState::Started => self
+                .worker
+                .task_reports(name)
+                .iter()
+                .map(|t| t.id)
+                .collect(),
+            TargetState::Paused | TargetState::Stopped => entry.paused_tasks.clone(),
+        };
+        Ok(ConnectorInfo {
+            name: name.to_owned(),
+            config: self.masked(&entry.config),
+            tasks: ids
+                .into_iter()
+                .map(|task| TaskId {
+                    connector: name.to_owned(),
+                    task,
+                })
+                .collect(),
+            connector_type: entry.connector_type,
+        })
+    }
+
+    /// The version of the connector plugin named by `entry`'s `connector.class` (connector and
+    /// tasks report the plugin's version, as Kafka Connect 4.x); `None` when the plugin is
+    /// unknown or has no version.
+    pub(crate) fn plugin_version(&self, entry: &Entry) -> Option<String> {
+        let class = entry.config.get("connector.class")?;
+        let version = self.plugins.connector(class).ok()?.desc().version;
+        (version != "undefined").then(|| version.to_owned())
+    }
+
+    pub(crate) fn status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
+        let entry = self.connectors.get(name).ok_or_else(|| {
+            HerderError::NotFound(format!("No status found for connector {name}"))
+        })?;
+        let version = self.plugin_version(entry);
+        let state = |s: &str, trace: Option<String>| StateInfo {
+            state: s.to_owned(),
+            worker_id: self.worker_id.clone(),
+            trace,
+            version: version.clone(),
+        };
+        let connector = match (&entry.failure, entry.target) {
+            (_, TargetState::Paused) => state("PAUSED", None),
+            (_, TargetState::Stopped) => state("STOPPED", None),
+            (Some(f), TargetState::Started) => state("FAILED", Some(f.clone())),
+            (None, TargetState::Started) => state("RUNNING", None),
+        };
+        if entry.target == TargetState::Paused {
+            let tasks = entry
+                .paused_tasks
+                .iter()
+                .map(|&id| TaskStateInfo {
+                    id,
+                    state: "PAUSED".to_owned(),
+                    worker_id: self.worker_id.clone(),
+                    trace: None,
+                    version: version.clone(),
+                    errors: None,
+                })
+                .collect();
+            return Ok(ConnectorStateInfo {
+                name: name.to_owned(),
+                connector,
+                tasks,
+                connector_type: entry.connector_type,
+            });
+        }
+        let tasks = self
+            .worker
+            .task_reports(name)
+            .into_iter()
+            .map(|t| {
+                let (s, trace) = match t.activity {
+                    Activity::Busy | Activity::Idle(_) => ("RUNNING", None),
+                    Activity::Failed => ("FAILED", t.error),
+                    Activity::Stopped => ("UNASSIGNED", None),
+                    Activity::Restarting => ("RESTARTING", t.error),
+                };
+                TaskStateInfo {
+                    id: t.id,
+                    state: s.to_owned(),
+                    worker_id: self.worker_id.clone(),
+                    trace,
+                    version: version.clone(),
+                    errors: Some(t.errors),
+                }
+            })
+            .collect();
+        Ok(ConnectorStateInfo {
+            name: name.to_owned(),
+            connector,
+            tasks,
+            connector_type: entry.connector_type,
+        })
+    }
+
+    pub(crate) async fn put_with_state(
+        &mut self,
+        name: String,
+        config: ConfigMap,
+        allow_replace: bool,
+        initial: TargetState,
+    ) -> Result<(bool, ConnectorInfo), HerderError> {
+        let exists = self.connectors.contains_key(&name);
+        if exists && !allow_replace {
+            return Err(HerderError::Conflict(format!(
+                "Connector {name} already exists"
+            )));
+        }
+        let raw = RawConfig::from_pairs(
+            format!("the configuration of connector {name}"),
+            config.clone(),
+        );
+        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
+            .map_err(|e| invalid_config(&e))?;
+        if !exists && initial != TargetState::Started {
+            self.connectors.insert(
+                name.clone(),
+                Entry {
+                    config,
+                    connector_type: connector_type(&spec),
+                    failure: None,
+                    target: initial,
+                    paused_tasks: Vec::new(),
+                },
+            );
+            info!(connector = %name, target = ?initial, "Connector created without starting it.");
+            return Ok((true, self.info(&name)?));
+        }
+        let target = self
+            .connectors
+            .get(&name)
+            .map_or(TargetState::Started, |e| e.target);
+        if target != TargetState::Started {
+            // A paused or stopped connector keeps its state; the new configuration applies
+            // when it is resumed.
+            if let Some(entry) = self.connectors.get_mut(&name) {
+                entry.config = config;
+            }
+            return Ok((false, self.info(&name)?));
+        }
+        if exists {
+            self.worker.stop_connector(&name).await;
+        }
+        let connector_type = connector_type(&spec);
+        let failure = match self.worker.start_connector(spec).await {
+            Ok(()) => None,
+            Err(e) => {
+                warn!(connector = %name, error = %e, "Connector failed to start.");
+                Some(e.to_string())
+            }
+        };
+        self.connectors.insert(
+            name.clone(),
+            Entry {
+                config,
+                connector_type,
+                failure,
+                target: TargetState::Started,
+                paused_tasks: Vec::new(),
+            },
+        );
+        info!(connector = %name, created = !exists, "Connector configuration stored.");
+        Ok((!exists, self.info(&name)?))
+    }
+}
