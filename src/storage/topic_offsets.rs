@@ -8,12 +8,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
-use connect_api::{OffsetMap, Value};
+use connect_api::OffsetMap;
 use tracing::warn;
 
+use super::internal::{offset_records, RecordError};
 use super::topic_log::{InternalTopicSpec, LogRecord, TopicLog, TopicLogError};
 use super::{OffsetEntry, OffsetStore, StorageError};
-use crate::converters::{JsonConverter, JsonConverterConfig};
 use crate::topics::internal_topic::InternalTopicBackend;
 
 /// One stored offset, decoded.
@@ -95,83 +95,32 @@ fn apply(offsets: &mut Offsets, record: LogRecord) {
     }
 }
 
-fn decode(key: &[u8], value: &[u8]) -> Result<Stored, String> {
-    let key: serde_json::Value =
-        serde_json::from_slice(key).map_err(|e| format!("the key is not JSON: {e}"))?;
-    let (connector, partition) = match key {
-        serde_json::Value::Array(mut items) if items.len() == 2 => {
-            let partition = items.pop();
-            match (items.pop(), partition) {
-                (Some(serde_json::Value::String(c)), Some(serde_json::Value::Object(p))) => (c, p),
-                _ => return Err("the key is not [\"<connector>\",{partition}]".to_owned()),
-            }
-        }
-        _ => return Err("the key is not a JSON array of two items".to_owned()),
-    };
-    match serde_json::from_slice(value) {
-        Ok(serde_json::Value::Object(offset)) => Ok(Stored {
-            connector,
-            partition,
-            offset,
-        }),
-        _ => Err("the value is not a JSON object".to_owned()),
-    }
+fn decode(key: &[u8], value: &[u8]) -> Result<Stored, RecordError> {
+    let (connector, partition) = offset_records::decode_key(key)?;
+    let offset = offset_records::decode_value(&connector, Some(value))?.unwrap_or_default();
+    Ok(Stored {
+        partition: partition.unwrap_or_default(),
+        connector,
+        offset,
+    })
 }
 
-/// The schemaless JsonConverter's bytes of `value`.
-fn json_bytes(value: Value) -> Vec<u8> {
-    let converter = JsonConverter::with_config(JsonConverterConfig {
-        schemas_enable: false,
-        ..JsonConverterConfig::default()
-    });
-    // Schemaless strings, numbers, booleans, arrays and string-keyed maps always serialize.
-    converter
-        .serialize(None, &value)
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| b"null".to_vec())
-}
-
-fn to_connect(value: &serde_json::Value) -> Value {
-    match value {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Boolean(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int64(i),
-            None => Value::Float64(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::String(s.clone()),
-        serde_json::Value::Array(items) => Value::Array(items.iter().map(to_connect).collect()),
-        serde_json::Value::Object(map) => map_to_connect(map),
-    }
-}
-
-fn map_to_connect(map: &OffsetMap) -> Value {
-    Value::Map(
-        map.iter()
-            .map(|(k, v)| (Value::String(k.clone()), to_connect(v)))
-            .collect(),
-    )
-}
-
-/// The key and value bytes of one offset: `["<connector>",{partition}]` and the offset object
-/// (`None`: a tombstone), as Kafka Connect's schemaless JsonConverter writes them.
+/// The key and value bytes of one offset (`None`: a tombstone), as Kafka Connect writes them.
 fn offset_record(
     connector: &str,
     partition: &OffsetMap,
     offset: Option<&OffsetMap>,
-) -> (Vec<u8>, Option<Vec<u8>>) {
-    let key = json_bytes(Value::Array(vec![
-        Value::String(connector.to_owned()),
-        map_to_connect(partition),
-    ]));
-    (key, offset.map(|o| json_bytes(map_to_connect(o))))
+) -> Result<(Vec<u8>, Option<Vec<u8>>), RecordError> {
+    Ok((
+        offset_records::encode_key(connector, Some(partition))?,
+        offset_records::encode_value(connector, offset)?,
+    ))
 }
 
 #[async_trait]
 impl OffsetStore for TopicOffsetStore {
     fn get(&self, connector: &str, partition: &OffsetMap) -> Option<OffsetMap> {
-        let (key, _) = offset_record(connector, partition, None);
+        let (key, _) = offset_record(connector, partition, None).ok()?;
         lock(&self.offsets).get(&key).map(|s| s.offset.clone())
     }
 
@@ -195,7 +144,11 @@ impl OffsetStore for TopicOffsetStore {
         let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = entries
             .iter()
             .map(|(p, o)| offset_record(connector, p, o.as_ref()))
-            .collect();
+            .collect::<Result<_, _>>()
+            .map_err(|e| StorageError::Topic {
+                context: format!("Could not write source offsets of connector '{connector}'"),
+                reason: e.to_string(),
+            })?;
         let ack = self
             .log
             .send_all(records.clone())
@@ -248,13 +201,14 @@ mod tests {
             "file-src",
             &map(r#"{"filename":"/data/in.txt"}"#),
             Some(&map(r#"{"position":1234,"ratio":1.5,"done":false}"#)),
-        );
+        )
+        .unwrap();
         assert_eq!(key, br#"["file-src",{"filename":"/data/in.txt"}]"#);
         assert_eq!(
             value.as_deref(),
             Some(&br#"{"position":1234,"ratio":1.5,"done":false}"#[..])
         );
-        let (_, tombstone) = offset_record("c", &map("{}"), None);
+        let (_, tombstone) = offset_record("c", &map("{}"), None).unwrap();
         assert_eq!(tombstone, None);
     }
 
