@@ -23,6 +23,10 @@ pub struct Cli {
 pub enum Command {
     /// Run a standalone worker with the connectors of the given files.
     Standalone(StandaloneArgs),
+    /// Run a distributed worker (as `connect-distributed.sh`): connector configurations and
+    /// source offsets live in the internal topics; without `bootstrap.servers`, in the
+    /// embedded log (a one-worker cluster).
+    Distributed(DistributedArgs),
     /// Inspect the topics of the embedded log.
     Topics(TopicsArgs),
     /// Work with dead letter queues.
@@ -71,6 +75,10 @@ pub struct StandaloneArgs {
         value_parser = parse_duration
     )]
     pub exit_when_idle: Option<Duration>,
+    /// Run the distributed worker (the worker file is a distributed one) and submit the
+    /// connector files to its cluster (created, or updated when they exist).
+    #[arg(long)]
+    pub distributed: bool,
     /// Worker configuration (.properties, .json or .toml).
     #[arg(value_name = "WORKER_FILE")]
     pub worker_file: PathBuf,
@@ -78,6 +86,15 @@ pub struct StandaloneArgs {
     /// are created over the REST API.
     #[arg(value_name = "CONNECTOR_FILE")]
     pub connector_files: Vec<PathBuf>,
+}
+
+/// Arguments of `distributed`.
+#[derive(Debug, clap::Args)]
+pub struct DistributedArgs {
+    /// Distributed worker configuration (.properties, .json or .toml): `group.id` and the
+    /// three `*.storage.topic` keys are required.
+    #[arg(value_name = "WORKER_FILE")]
+    pub worker_file: PathBuf,
 }
 
 /// Arguments of `topics`.

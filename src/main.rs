@@ -34,7 +34,23 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
+            Command::Standalone(args) if args.distributed => {
+                commands::distributed::run(commands::distributed::DistributedRun {
+                    worker_file: args.worker_file,
+                    connector_files: args.connector_files,
+                    exit_when_idle: args.exit_when_idle,
+                })
+                .await
+            }
             Command::Standalone(args) => commands::standalone::run(args).await,
+            Command::Distributed(args) => {
+                commands::distributed::run(commands::distributed::DistributedRun {
+                    worker_file: args.worker_file,
+                    connector_files: Vec::new(),
+                    exit_when_idle: None,
+                })
+                .await
+            }
             Command::Topics(args) => commands::topics::run(args).await,
             Command::Dlq(args) => commands::dlq::run(args).await,
         }

@@ -76,7 +76,9 @@ pub async fn run(args: DlqArgs) -> Result<(), CommandError> {
     let DlqAction::Replay { worker, topic, to } = args.action;
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
     let plugins = PluginRegistry::builtin();
-    let config = super::standalone::load_worker(&worker, &plugins).map_err(startup)?;
+    let config =
+        super::standalone::load_worker(&worker, crate::config::WorkerMode::Standalone, &plugins)
+            .map_err(startup)?;
     let topics = super::standalone::open_topics(&config).map_err(startup)?;
     let result = replay(&topics.backend(), &topic, to.as_deref()).await;
     topics.close().await;

@@ -31,32 +31,11 @@ use crate::worker::Worker;
 pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
     let plugins = Arc::new(PluginRegistry::builtin());
-    let worker_config = Arc::new(load_worker(&args.worker_file, &plugins).map_err(startup)?);
+    let worker_config = Arc::new(
+        load_worker(&args.worker_file, WorkerMode::Standalone, &plugins).map_err(startup)?,
+    );
     // Validate every connector before anything starts.
-    let mut specs = Vec::new();
-    let mut problems = Vec::new();
-    let mut names = Vec::new();
-    for file in &args.connector_files {
-        let spec = config::load_file(file)
-            .map_err(|e| e.to_string())
-            .and_then(|raw| {
-                if let Some(name) = raw.get("name") {
-                    names.push((file.clone(), name.trim().to_owned()));
-                }
-                connector_spec(&raw, &worker_config, &plugins).map_err(|e| e.to_string())
-            });
-        match spec {
-            Ok(spec) => specs.push(spec),
-            Err(e) => problems.push(e),
-        }
-    }
-    problems.extend(super::unique_names::duplicate_names(&names));
-    if !problems.is_empty() {
-        return Err(CommandError::new(
-            EXIT_CONNECTOR,
-            anyhow!(problems.join("\n")),
-        ));
-    }
+    let specs = validate_connector_files(&args.connector_files, &worker_config, &plugins)?;
 
     let rest_server = RestServer::bind(&worker_config).await.map_err(startup)?;
     let rest_listeners = rest_server.addresses();
@@ -94,6 +73,89 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         return Err(startup(e.into()));
     }
     let (handle, herder_task) = herder.spawn();
+    serve_until_stopped(
+        rest_server,
+        handle,
+        herder_task,
+        Running {
+            plugins,
+            worker_config,
+            cluster_id,
+            board,
+            topics,
+            exit_when_idle: args.exit_when_idle,
+        },
+    )
+    .await
+}
+
+/// What a running worker needs to serve REST and stop.
+pub(crate) struct Running {
+    pub(crate) plugins: Arc<PluginRegistry>,
+    pub(crate) worker_config: Arc<WorkerConfig>,
+    pub(crate) cluster_id: Option<String>,
+    pub(crate) board: crate::worker::TaskBoard,
+    pub(crate) topics: Topics,
+    pub(crate) exit_when_idle: Option<std::time::Duration>,
+}
+
+/// Validates connector files (all problems at once; duplicate names across files refused).
+///
+/// # Errors
+/// Exit 3 with every problem.
+pub(crate) fn validate_connector_files(
+    files: &[std::path::PathBuf],
+    worker_config: &WorkerConfig,
+    plugins: &PluginRegistry,
+) -> Result<Vec<crate::worker::ConnectorSpec>, CommandError> {
+    let mut specs = Vec::new();
+    let mut problems = Vec::new();
+    let mut names = Vec::new();
+    for file in files {
+        let spec = config::load_file(file)
+            .map_err(|e| e.to_string())
+            .and_then(|raw| {
+                if let Some(name) = raw.get("name") {
+                    names.push((file.clone(), name.trim().to_owned()));
+                }
+                connector_spec(&raw, worker_config, plugins).map_err(|e| e.to_string())
+            });
+        match spec {
+            Ok(spec) => specs.push(spec),
+            Err(e) => problems.push(e),
+        }
+    }
+    problems.extend(super::unique_names::duplicate_names(&names));
+    if !problems.is_empty() {
+        return Err(CommandError::new(
+            EXIT_CONNECTOR,
+            anyhow!(problems.join("\n")),
+        ));
+    }
+    Ok(specs)
+}
+
+/// Serves REST until a signal (or `--exit-when-idle`), then stops the REST server, the herder
+/// and the topics, in Kafka Connect's order.
+///
+/// # Errors
+/// Exit 4 when, stopping on idle, tasks had failed or a source's input never appeared.
+pub(crate) async fn serve_until_stopped(
+    rest_server: RestServer,
+    handle: HerderHandle,
+    herder_task: tokio::task::JoinHandle<()>,
+    running: Running,
+) -> Result<(), CommandError> {
+    let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
+    let Running {
+        plugins,
+        worker_config,
+        cluster_id,
+        board,
+        topics,
+        exit_when_idle,
+    } = running;
+    let rest_listeners = rest_server.addresses();
     let rest_stop = CancellationToken::new();
     let rest = tokio::spawn(rest_server.serve(
         crate::rest::router(AppState {
@@ -112,7 +174,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             r.context("Could not install signal handlers").map_err(startup)?;
             "signal"
         }
-        () = idle(&handle, args.exit_when_idle) => "idle",
+        () = idle(&handle, exit_when_idle) => "idle",
     };
     info!(reason = stopped_by, "Stopping the worker.");
     // As Kafka Connect: the REST server stops before the herder.
@@ -146,7 +208,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
 }
 
 /// `host:port` for status reports: `rest.advertised.host.name`/`port`, else the bound address.
-fn advertised_worker_id(worker: &WorkerConfig, bound: std::net::SocketAddr) -> String {
+pub(crate) fn advertised_worker_id(worker: &WorkerConfig, bound: std::net::SocketAddr) -> String {
     let host = worker
         .rest_advertised_host_name()
         .map(str::to_owned)
@@ -173,7 +235,7 @@ impl Topics {
 
     /// The Kafka cluster's id (as Kafka Connect reports it in `GET /`); `None` on the
     /// embedded log, or with a warning when the cluster cannot be asked.
-    async fn kafka_cluster_id(&self) -> Option<String> {
+    pub(crate) async fn kafka_cluster_id(&self) -> Option<String> {
         let Self::Kafka(kafka) = self else {
             return None;
         };
@@ -233,10 +295,14 @@ async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>
     }
 }
 
-pub(crate) fn load_worker(path: &Path, plugins: &PluginRegistry) -> anyhow::Result<WorkerConfig> {
+pub(crate) fn load_worker(
+    path: &Path,
+    mode: WorkerMode,
+    plugins: &PluginRegistry,
+) -> anyhow::Result<WorkerConfig> {
     let raw = config::load_file(path)?;
-    let worker = WorkerConfig::from_raw(&raw, WorkerMode::Standalone)
-        .inspect_err(|e| config::log_warnings(e.warnings()))?;
+    let worker =
+        WorkerConfig::from_raw(&raw, mode).inspect_err(|e| config::log_warnings(e.warnings()))?;
     config::log_warnings(worker.warnings());
     super::worker_converters::check_worker_converters(&worker, plugins)?;
     Ok(worker)

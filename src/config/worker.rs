@@ -368,9 +368,10 @@ pub fn distributed_worker_def() -> ConfigDef {
             key(
                 "bootstrap.servers",
                 List,
-                Def::Value("localhost:9092"),
+                Def::Null,
                 High,
-                "Kafka brokers (host:port,...).",
+                "Kafka brokers (host:port,...). Absent: the internal topics live in the \
+                 embedded log (a one-worker cluster).",
             )
             .validator(Validator::NonEmptyList),
         )
@@ -919,6 +920,25 @@ impl WorkerConfig {
     pub fn status_storage_topic(&self) -> Option<&str> {
         self.values.string("status.storage.topic")
     }
+
+    /// `<prefix>.partitions` of an internal topic (`offset.storage`, `status.storage`;
+    /// distributed mode); -1 (the cluster's default) when not set.
+    pub fn storage_partitions(&self, prefix: &str) -> i32 {
+        self.values
+            .long(&format!("{prefix}.partitions"))
+            .and_then(|v| i32::try_from(v).ok())
+            .unwrap_or(-1)
+    }
+
+    /// `<prefix>.replication.factor` of an internal topic (`config.storage`,
+    /// `offset.storage`, `status.storage`; distributed mode); -1 (the cluster's default) when
+    /// not set.
+    pub fn storage_replication_factor(&self, prefix: &str) -> i16 {
+        self.values
+            .long(&format!("{prefix}.replication.factor"))
+            .and_then(|v| i16::try_from(v).ok())
+            .unwrap_or(-1)
+    }
 }
 
 #[cfg(test)]
@@ -1169,10 +1189,10 @@ offset.flush.interval.ms=10000
             WorkerMode::Distributed,
         )
         .unwrap();
-        assert_eq!(
-            w.bootstrap_servers(),
-            Some(&["localhost:9092".to_owned()][..])
-        );
+        // No bootstrap.servers: the internal topics live in the embedded log.
+        assert_eq!(w.bootstrap_servers(), None);
+        assert_eq!(w.storage_partitions("offset.storage"), 25);
+        assert_eq!(w.storage_replication_factor("config.storage"), 3);
         assert_eq!(w.group_id(), Some("connect-cluster"));
         assert_eq!(w.mode(), WorkerMode::Distributed);
         assert!(w.warnings().is_empty());

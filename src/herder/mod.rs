@@ -2,6 +2,8 @@
 //! drives the worker. One actor task owns the state; REST and the CLI talk to it through a
 //! cloneable [`HerderHandle`] with oneshot replies, so changes are serialized without locks.
 
+pub mod core;
+pub mod distributed;
 pub mod entities;
 pub mod offsets;
 pub mod spec;

@@ -141,10 +141,16 @@ impl Workdir {
     /// Spawns `connect-rs standalone worker files...` in the background; its log goes to
     /// [`Workdir::log`] (a file, so a chatty process never blocks on a full pipe).
     pub fn spawn(&self, files: &[&Path]) -> Child {
+        let mut args = vec!["standalone".to_owned()];
+        args.extend(files.iter().map(|f| f.display().to_string()));
+        self.spawn_args(&args)
+    }
+
+    /// Spawns `connect-rs ARGS...` in the background, its log going to [`Workdir::log`].
+    pub fn spawn_args(&self, args: &[String]) -> Child {
         let log = std::fs::File::create(self.path("connect-rs.log")).expect("log file");
         let mut cmd = Command::new(binary());
-        cmd.arg("standalone")
-            .args(files)
+        cmd.args(args)
             .env_remove("RUST_LOG")
             .current_dir(self.dir.path())
             .stdout(Stdio::null())

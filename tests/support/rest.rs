@@ -37,7 +37,14 @@ pub fn rest_port(log: &str) -> Option<u16> {
 
 /// Starts `connect-rs standalone` with these files and waits for its REST API.
 pub fn start(w: &Workdir, files: &[&Path]) -> Running {
-    let mut child = w.spawn(files);
+    let mut args = vec!["standalone".to_owned()];
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    start_args(w, &args)
+}
+
+/// Starts `connect-rs ARGS...` and waits for its REST API.
+pub fn start_args(w: &Workdir, args: &[String]) -> Running {
+    let mut child = w.spawn_args(args);
     let mut port = None;
     wait_for("the REST API to listen", STARTUP, || {
         if let Ok(Some(status)) = child.try_wait() {

@@ -1,0 +1,6 @@
+//! Parts of the distributed herder (Kafka Connect's `DistributedHerder`): the worker cluster
+//! shares connectors and tasks through Kafka's group protocol, keeps configurations, offsets
+//! and statuses in internal topics, and signs the requests its workers send each other.
+
+pub mod herder;
+pub mod request_signature;

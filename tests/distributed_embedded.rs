@@ -1,0 +1,162 @@
+//! `--distributed` without Kafka: connector configurations, target states, task
+//! configurations and source offsets live in compacted internal topics of the embedded log (a
+//! one-worker cluster), so a restarted worker comes back with the same connectors, in the same
+//! states, resuming where it was.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::json;
+use support::rest::{start_args, Running};
+use support::{line_count, numbered_lines, terminate, wait_for, Workdir};
+
+const DISTRIBUTED: &str = "group.id=connect-cluster\n\
+     config.storage.topic=connect-configs\n\
+     offset.storage.topic=connect-offsets\n\
+     status.storage.topic=connect-status\n\
+     offset.flush.interval.ms=100";
+
+fn args(first: &[&str], files: &[&Path]) -> Vec<String> {
+    first
+        .iter()
+        .map(|s| (*s).to_owned())
+        .chain(files.iter().map(|f| f.display().to_string()))
+        .collect()
+}
+
+/// `connect-rs distributed WORKER` run to its end: (exit code, stderr).
+fn run_distributed(w: &Workdir, worker: &Path) -> (Option<i32>, String) {
+    let out = w
+        .command(&["distributed", &worker.display().to_string()])
+        .output()
+        .expect("run");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn stop(mut running: Running) {
+    let status = terminate(&mut running.child, Duration::from_secs(30));
+    assert!(status.success(), "worker exited with {status}");
+}
+
+/// `connect-rs topics --worker W read TOPIC --from-beginning`: the records' lines.
+fn topic_lines(w: &Workdir, worker: &Path, topic: &str) -> String {
+    let out = Command::new(support::binary())
+        .args(["topics", "--worker"])
+        .arg(worker)
+        .args(["read", topic, "--from-beginning", "--timeout-ms", "300"])
+        .env_remove("RUST_LOG")
+        .current_dir(w.dir.path())
+        .output()
+        .expect("run topics read");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_restarted_worker_comes_back_from_the_internal_topics_and_resumes() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", numbered_lines(0, 1000, 40));
+    let output = w.path("out.txt");
+    let worker = w.worker(DISTRIBUTED);
+    let src = w.source("src", &input, "lines");
+    let dst = w.sink("dst", &output, "lines");
+
+    // First run: the connector files are submitted to the cluster.
+    let running = start_args(
+        &w,
+        &args(&["standalone", "--distributed"], &[&worker, &src, &dst]),
+    );
+    wait_for("1,000 lines copied", Duration::from_secs(60), || {
+        line_count(&output) == 1000
+    });
+    let list = running.client.get("/connectors").json();
+    assert_eq!(list, json!(["dst", "src"]));
+    let paused = running.client.put("/connectors/dst/pause", &json!({}));
+    assert_eq!(paused.status, 202, "{}", paused.body);
+    wait_for("the sink paused", Duration::from_secs(30), || {
+        running.client.get("/connectors/dst/status").json()["connector"]["state"] == "PAUSED"
+    });
+    stop(running);
+
+    // The config topic holds Kafka Connect's records.
+    let configs = topic_lines(&w, &worker, "connect-configs");
+    assert!(configs.contains("connector-src"), "{configs}");
+    assert!(
+        configs.contains(r#"{"properties":{"#),
+        "connector records carry Kafka Connect's envelope: {configs}"
+    );
+    assert!(configs.contains("commit-src\t{\"tasks\":1}"), "{configs}");
+    assert!(
+        configs.contains(r#"target-state-dst	{"state":"PAUSED","state.v2":"PAUSED"}"#),
+        "{configs}"
+    );
+    let offsets = topic_lines(&w, &worker, "connect-offsets");
+    assert!(
+        offsets.contains(&format!(r#"["src",{{"filename":"{}"}}]"#, input.display())),
+        "{offsets}"
+    );
+
+    // More input while the worker is down; the second run names no connector file.
+    let mut more = std::fs::read(&input).unwrap();
+    more.extend(numbered_lines(1000, 500, 40));
+    std::fs::write(&input, more).unwrap();
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    assert_eq!(
+        running.client.get("/connectors").json(),
+        json!(["dst", "src"])
+    );
+    let status = running.client.get("/connectors/dst/status").json();
+    assert_eq!(status["connector"]["state"], "PAUSED", "{status}");
+    assert_eq!(line_count(&output), 1000, "a paused sink writes nothing");
+    let resumed = running.client.put("/connectors/dst/resume", &json!({}));
+    assert_eq!(resumed.status, 202, "{}", resumed.body);
+    wait_for("1,500 lines copied", Duration::from_secs(60), || {
+        line_count(&output) == 1500
+    });
+    stop(running);
+    let copied = std::fs::read(&output).unwrap();
+    assert_eq!(
+        copied,
+        std::fs::read(&input).unwrap(),
+        "every line once, in order: the source resumed from the offsets topic"
+    );
+}
+
+#[test]
+fn a_distributed_worker_file_without_group_id_is_refused_naming_the_key() {
+    let w = Workdir::new();
+    let worker = w.worker("config.storage.topic=c\noffset.storage.topic=o\nstatus.storage.topic=s");
+    let (code, err) = run_distributed(&w, &worker);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("group.id"), "{err}");
+}
+
+#[test]
+fn a_second_worker_on_the_same_embedded_log_is_refused() {
+    let w = Workdir::new();
+    let worker = w.worker(DISTRIBUTED);
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    let (code, err) = run_distributed(&w, &worker);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("embedded log"), "{err}");
+    stop(running);
+}
+
+#[test]
+fn a_distributed_worker_on_kafka_is_refused_until_the_worker_cluster_exists() {
+    let w = Workdir::new();
+    let worker = w.worker(&format!("{DISTRIBUTED}\nbootstrap.servers=127.0.0.1:9"));
+    let (code, err) = run_distributed(&w, &worker);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(
+            "Distributed mode on a Kafka cluster (bootstrap.servers) is not available yet"
+        ),
+        "{err}"
+    );
+}
