@@ -12,38 +12,40 @@ use super::transform_chain::TransformationChain;
 use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, ProducerRecord};
 
-/// Runs every transform stage on `record`, each under the handler.
+/// Runs every transform stage on `record` where it lies, each under the handler; `Ok(false)`:
+/// the record was dropped, or skipped after an error.
 ///
 /// Without retries (the default) the stages run in a plain function: no copy of the record is
 /// kept, and only a failure goes through the handler, whose future (like the retry loop's) is
-/// boxed, so the per-record futures of the task loops stay small and cheap to move.
+/// boxed, so the per-record futures of the task loops stay small.
 async fn transform(
     handler: &mut ErrorHandler,
     chain: &mut TransformationChain,
-    record: ConnectRecord,
+    record: &mut ConnectRecord,
     ctx: &RecordContext,
     origin: &Origin<'_>,
-) -> Result<Option<ConnectRecord>, TaskError> {
+) -> Result<bool, TaskError> {
     if handler.policy().retry_timeout != Some(std::time::Duration::ZERO) {
         return Box::pin(transform_with_retries(handler, chain, record, ctx, origin)).await;
     }
     match transform_once(chain, record, ctx) {
-        Ok(record) => Ok(record),
-        Err(failure) => Box::pin(handler.fail(failure, origin)).await.map(|()| None),
+        Ok(kept) => Ok(kept),
+        Err(failure) => Box::pin(handler.fail(failure, origin))
+            .await
+            .map(|()| false),
     }
 }
 
-/// Each stage once; the first failure is returned for the handler.
+/// Each stage once, in place; the first failure is returned for the handler.
 fn transform_once(
     chain: &mut TransformationChain,
-    record: ConnectRecord,
+    record: &mut ConnectRecord,
     ctx: &RecordContext,
-) -> Result<Option<ConnectRecord>, Failure> {
-    let mut current = record;
+) -> Result<bool, Failure> {
     for stage in chain.stages_mut() {
-        match stage.apply_in_place(&mut current, ctx) {
+        match stage.apply_in_place(record, ctx) {
             Ok(true) => {}
-            Ok(false) => return Ok(None),
+            Ok(false) => return Ok(false),
             Err(error) => {
                 return Err(Failure {
                     stage: Stage::Transformation,
@@ -53,32 +55,31 @@ fn transform_once(
             }
         }
     }
-    Ok(Some(current))
+    Ok(true)
 }
 
 /// Each stage under the handler's retries (a copy of the record is kept for another attempt).
 async fn transform_with_retries(
     handler: &mut ErrorHandler,
     chain: &mut TransformationChain,
-    record: ConnectRecord,
+    record: &mut ConnectRecord,
     ctx: &RecordContext,
     origin: &Origin<'_>,
-) -> Result<Option<ConnectRecord>, TaskError> {
-    let mut current = record;
+) -> Result<bool, TaskError> {
     for stage in chain.stages_mut() {
         let class = stage.class_name;
-        let input = current;
+        let input = std::mem::take(record);
         let out = handler
             .execute(Stage::Transformation, class, origin, || {
                 stage.apply(input.clone(), ctx)
             })
             .await?;
         match out.flatten() {
-            Some(next) => current = next,
-            None => return Ok(None),
+            Some(next) => *record = next,
+            None => return Ok(false),
         }
     }
-    Ok(Some(current))
+    Ok(true)
 }
 
 /// A consumed record converted (key, value, headers) and transformed, for `put`.
@@ -125,7 +126,7 @@ pub async fn sink_record(
         };
         headers.add(k.clone(), sv.schema, sv.value);
     }
-    let record = ConnectRecord {
+    let mut record = ConnectRecord {
         topic: r.topic.clone(),
         kafka_partition: Some(r.partition),
         key_schema: key.schema,
@@ -136,15 +137,12 @@ pub async fn sink_record(
         headers,
     };
     let timestamp_type = TimestampType::CreateTime;
-    let record = if chain.is_empty() {
-        record
-    } else {
+    if !chain.is_empty() {
         let ctx = RecordContext::sink(r.offset, timestamp_type);
-        match transform(handler, chain, record, &ctx, &origin).await? {
-            Some(record) => record,
-            None => return Ok(None),
+        if !transform(handler, chain, &mut record, &ctx, &origin).await? {
+            return Ok(None);
         }
-    };
+    }
     Ok(Some(SinkRecord {
         record,
         kafka_offset: r.offset,
@@ -174,19 +172,25 @@ pub async fn source_record(
             ..ConnectRecord::default()
         }
     };
-    let record = if chain.is_empty() {
-        record
-    } else {
+    let mut record = record;
+    if !chain.is_empty() {
         let origin = Origin::Source {
             record: &original,
             offset,
             converters,
         };
-        match transform(handler, chain, record, &RecordContext::source(), &origin).await? {
-            Some(r) => r,
-            None => return Ok(None),
+        if !transform(
+            handler,
+            chain,
+            &mut record,
+            &RecordContext::source(),
+            &origin,
+        )
+        .await?
+        {
+            return Ok(None);
         }
-    };
+    }
     let origin = Origin::Source {
         record: if keep_original { &original } else { &record },
         offset,
