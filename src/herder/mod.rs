@@ -35,6 +35,12 @@ pub enum HerderError {
     /// 500: anything else.
     #[error("{0}")]
     Internal(String),
+    /// The request must be served by another worker (the leader, or the owner of a task):
+    /// `Some` its REST URL as advertised (e.g. `http://127.0.0.1:8083/`), `None` when no leader
+    /// is known (a rebalance is in progress). REST forwards it (Kafka Connect's
+    /// `NotLeaderException` / `NotAssignedException`).
+    #[error("This request must be served by another worker of the cluster")]
+    Forward(Option<String>),
 }
 
 /// What a connector should be doing (Kafka Connect's `TargetState`).

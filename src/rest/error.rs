@@ -80,6 +80,11 @@ impl From<HerderError> for RestError {
             HerderError::BadRequest(m) => Self::bad_request(m),
             HerderError::Internal(m) => Self::internal(m),
             HerderError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
+            // Until REST forwards: Kafka Connect's answer when it cannot.
+            HerderError::Forward(_) => Self::new(
+                StatusCode::CONFLICT,
+                "Cannot complete request because of a conflicting operation (e.g. worker rebalance)",
+            ),
         }
     }
 }
