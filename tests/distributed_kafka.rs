@@ -12,9 +12,9 @@
 //! and Apache Kafka Connect's FileStreamSink writes a line and its newline in two `write`s.
 //! Inputs are absolute paths (a source task must find its file on whichever worker runs it).
 //!
-//! `DISTRIBUTED_RUNTIME=kafka-connect` runs the scenarios (all but the migration, which mixes
-//! both) with Apache Kafka Connect's `ConnectDistributed` in place of connect-rs: the check that
-//! these tests ask for Kafka Connect's behaviour. Kafka Connect then gets
+//! `DISTRIBUTED_RUNTIME=kafka-connect` runs the scenarios with Apache Kafka Connect's
+//! `ConnectDistributed` in place of connect-rs (in the migration, Kafka Connect then takes over
+//! from itself): the check that these tests ask for Kafka Connect's behaviour. Kafka Connect then gets
 //! `scheduled.rebalance.max.delay.ms=0` in the fail-over scenario (its default waits 5 minutes
 //! for a lost worker; connect-rs's default is 0, see issue 10).
 
@@ -450,7 +450,10 @@ fn a_killed_workers_tasks_move_to_the_others_and_no_line_is_lost() {
         |_, s| all_on(s, &survivors),
     );
     let took = killed_at.elapsed();
-    eprintln!("tasks RUNNING on the survivors {took:?} after the SIGKILL: {after:?}");
+    eprintln!(
+        "tasks RUNNING on the survivors {took:?} after the SIGKILL; tasks per worker: {:?}",
+        total_placement(&after)
+    );
 
     feeder.join().expect("the input feeder");
     let seen = wait_delivered(&files, TOTAL, COPY);
@@ -899,7 +902,7 @@ fn a_kafka_connect_cluster_migrates_to_connect_rs_and_back() {
     // its sink reads Java's records from Java's committed offsets and its source continues
     // from Java's position.
     append(&input, 3 * STEP, STEP);
-    let mut rs = Cluster::start(spec.clone(), Runtime::ConnectRs, 2);
+    let mut rs = Cluster::start(spec.clone(), under_test(), 2);
     wait_connectors(&mut rs, &["dst", "src"]);
     for (path, body) in &defined {
         wait_same_everywhere(&mut rs, path, body, CONVERGE);
