@@ -7,9 +7,11 @@
 //!
 //! Outputs: every sink writes `file=<name>.txt`, a path relative to the worker process's current
 //! directory, so each worker process has its own output file and the sink output is the union
-//! of those files. Several processes appending to one shared file would not keep lines whole: a
-//! worker killed in the middle of a write leaves a torn line that the others then write after,
-//! and Apache Kafka Connect's FileStreamSink writes a line and its newline in two `write`s.
+//! of those files. One file shared by several processes would not keep the test honest: a worker
+//! killed in the middle of a `write` can leave part of it (Linux stops a write between pages on a
+//! fatal signal), and the other workers then append after that torn line; and a FileStreamSink
+//! task that opens a file ending in an unterminated line cuts it off, which in a shared file can
+//! cut lines another process has just appended.
 //! Inputs are absolute paths (a source task must find its file on whichever worker runs it).
 //!
 //! `DISTRIBUTED_RUNTIME=kafka-connect` runs the scenarios with Apache Kafka Connect's
