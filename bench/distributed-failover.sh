@@ -190,14 +190,19 @@ one_run() {
 
 echo "distributed-failover: $RUNS runs per runtime; broker $BOOTSTRAP; jars $LIBS"
 echo "scheduled.rebalance.max.delay.ms: ${REBALANCE_DELAY_MS:-the defaults (Kafka Connect 300000, connect-rs 0)}"
-for runtime in $RUNTIMES; do
-  times=()
-  for n in $(seq "$RUNS"); do
+# Runs alternate between the runtimes (run 1 of each, then run 2, ...), so both see the same
+# machine load over time.
+declare -A TIMES
+for n in $(seq "$RUNS"); do
+  for runtime in $RUNTIMES; do
     t=$(one_run "$runtime" "$n")
     echo "  $runtime run $n: ${t} s"
-    times+=("$t")
+    TIMES[$runtime]="${TIMES[$runtime]:-} $t"
   done
-  python3 - "$runtime" "${times[@]}" <<'PY'
+done
+for runtime in $RUNTIMES; do
+  # shellcheck disable=SC2086
+  python3 - "$runtime" ${TIMES[$runtime]} <<'PY'
 import statistics, sys
 runtime, times = sys.argv[1], [float(t) for t in sys.argv[2:] if t != "nan"]
 failed = len(sys.argv[2:]) - len(times)
