@@ -25,7 +25,16 @@ pub struct RestError {
     pub status: StatusCode,
     /// The body's `message`.
     pub message: String,
+    /// Set when the herder said another worker must serve the request
+    /// ([`HerderError::Forward`]): the response carries it as a [`ForwardTo`] extension for
+    /// the forwarding layer ([`super::forward`]), which replaces the response.
+    forward: Option<ForwardTo>,
 }
+
+/// Response extension: the request must be sent to the worker at this REST URL (`None`: no
+/// leader known). Set by a [`RestError`] made from [`HerderError::Forward`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForwardTo(pub Option<String>);
 
 /// Kafka Connect's `ErrorMessage` entity.
 #[derive(Serialize)]
@@ -40,6 +49,16 @@ impl RestError {
         Self {
             status,
             message: message.into(),
+            forward: None,
+        }
+    }
+
+    /// The error of a request another worker must serve (the worker at `url`, or the unknown
+    /// leader): without the forwarding layer, 409 with Kafka Connect's no-leader message.
+    pub fn forward(url: Option<String>) -> Self {
+        Self {
+            forward: Some(ForwardTo(url)),
+            ..Self::new(StatusCode::CONFLICT, super::forward::NO_LEADER_URL)
         }
     }
 
@@ -80,6 +99,8 @@ impl From<HerderError> for RestError {
             HerderError::BadRequest(m) => Self::bad_request(m),
             HerderError::Internal(m) => Self::internal(m),
             HerderError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
+            HerderError::Unavailable(m) => Self::new(StatusCode::SERVICE_UNAVAILABLE, m),
+            HerderError::Forward(url) => Self::forward(url),
         }
     }
 }
@@ -90,7 +111,11 @@ impl IntoResponse for RestError {
             error_code: self.status.as_u16(),
             message: &self.message,
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(forward) = self.forward {
+            response.extensions_mut().insert(forward);
+        }
+        response
     }
 }
 
