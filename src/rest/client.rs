@@ -127,6 +127,15 @@ impl RestClient {
         }
     }
 
+    /// A client whose `https://` targets use `ssl` (Kafka's `ssl.*` keys without `prefix`;
+    /// `prefix` names them in messages).
+    pub fn with_tls_settings(ssl: ConfigMap, prefix: &'static str) -> Self {
+        Self {
+            tls: Arc::new(TlsSettings { ssl, prefix }),
+            timeout: super::error::REQUEST_TIMEOUT,
+        }
+    }
+
     /// The same client with another timeout for a whole exchange.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -311,47 +320,4 @@ where
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn invalid_urls_are_named() {
-        let client = RestClient::default();
-        for url in ["ftp://h:1/", "/relative", "http://"] {
-            let e = client
-                .send(Method::GET, url, HeaderMap::new(), Bytes::new())
-                .await
-                .unwrap_err();
-            assert!(matches!(e, ClientError::InvalidUrl { .. }), "{url}: {e}");
-            assert!(e.to_string().contains(url), "{e}");
-        }
-    }
-
-    #[tokio::test]
-    async fn refused_connections_name_the_url() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        drop(listener);
-        let url = format!("http://{addr}/connectors");
-        let e = RestClient::default()
-            .send(Method::GET, &url, HeaderMap::new(), Bytes::new())
-            .await
-            .unwrap_err();
-        assert!(matches!(e, ClientError::Connect { .. }), "{e}");
-        assert!(e.to_string().contains(&url), "{e}");
-    }
-
-    #[tokio::test]
-    async fn a_silent_server_times_out() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let url = format!("http://{addr}/");
-        let e = RestClient::default()
-            .with_timeout(Duration::from_millis(200))
-            .send(Method::GET, &url, HeaderMap::new(), Bytes::new())
-            .await
-            .unwrap_err();
-        assert!(matches!(e, ClientError::Timeout { .. }), "{e}");
-        drop(listener);
-    }
-}
+mod tests;
