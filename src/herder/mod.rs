@@ -52,6 +52,17 @@ pub enum HerderError {
     Forward(Option<String>),
 }
 
+impl HerderError {
+    /// Kafka Connect's 409 when a request raced a configuration change
+    /// (`RebalanceNeededException`): the caller may retry.
+    pub fn rebalance_needed() -> Self {
+        Self::Conflict(
+            "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
+                .to_owned(),
+        )
+    }
+}
+
 impl From<distributed::request_signature::Rejection> for HerderError {
     /// Kafka Connect's status for each refusal: 400, 403 (invalid signature) or 503 (no
     /// session key yet).

@@ -255,12 +255,42 @@ mod tests {
             (HerderError::Conflict("b".into()), 409),
             (HerderError::BadRequest("c".into()), 400),
             (HerderError::Internal("d".into()), 500),
+            (HerderError::Forbidden("e".into()), 403),
+            (HerderError::Unavailable("f".into()), 503),
         ];
         for (e, status) in cases {
             let message = e.to_string();
             let r = RestError::from(e);
             assert_eq!(r.status.as_u16(), status);
             assert_eq!(r.message, message);
+        }
+    }
+
+    #[test]
+    fn forward_errors_are_marked_for_the_forwarding_layer() {
+        let url = Some("http://10.0.0.2:8083/".to_owned());
+        let e = RestError::from(HerderError::Forward(url.clone()));
+        assert_eq!(e.status, StatusCode::CONFLICT);
+        let response = e.into_response();
+        assert_eq!(
+            response.extensions().get::<ForwardTo>(),
+            Some(&ForwardTo(url))
+        );
+        let plain = RestError::from(HerderError::Conflict("x".into())).into_response();
+        assert!(plain.extensions().get::<ForwardTo>().is_none());
+    }
+
+    #[test]
+    fn signature_refusals_keep_kafka_connects_status() {
+        use crate::herder::distributed::request_signature::Rejection;
+        for (rejection, status) in [
+            (Rejection::Missing, 400),
+            (Rejection::Invalid, 403),
+            (Rejection::NoSigningKey, 503),
+        ] {
+            let message = rejection.to_string();
+            let e = RestError::from(HerderError::from(rejection));
+            assert_eq!((e.status.as_u16(), e.message), (status, message));
         }
     }
 
