@@ -148,15 +148,13 @@ fn a_second_worker_on_the_same_embedded_log_is_refused() {
 }
 
 #[test]
-fn a_distributed_worker_on_kafka_is_refused_until_the_worker_cluster_exists() {
+fn a_distributed_worker_on_kafka_with_an_unusable_security_setting_is_refused_naming_the_key() {
     let w = Workdir::new();
-    let worker = w.worker(&format!("{DISTRIBUTED}\nbootstrap.servers=127.0.0.1:9"));
+    let worker = w.worker(&format!(
+        "{DISTRIBUTED}\nbootstrap.servers=127.0.0.1:9\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=GSSAPI"
+    ));
     let (code, err) = run_distributed(&w, &worker);
-    assert_eq!(code, Some(2));
-    assert!(
-        err.contains(
-            "Distributed mode on a Kafka cluster (bootstrap.servers) is not available yet"
-        ),
-        "{err}"
-    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("sasl.mechanism"), "{err}");
+    assert!(err.contains("GSSAPI"), "{err}");
 }

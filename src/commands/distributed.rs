@@ -1,9 +1,11 @@
 //! `connect-rs distributed WORKER_FILE` (Kafka Connect's `connect-distributed.sh`) and
 //! `connect-rs standalone --distributed WORKER_FILE [CONNECTOR_FILE...]`: a worker whose
 //! connector configurations, target states and task configurations live in the config topic
-//! (`config.storage.topic`) and source offsets in the offsets topic (`offset.storage.topic`).
-//! Without `bootstrap.servers` they live in the embedded log and the worker is a one-member
-//! cluster; statuses are not written to `status.storage.topic` yet.
+//! (`config.storage.topic`), source offsets in the offsets topic (`offset.storage.topic`) and
+//! statuses in the status topic (`status.storage.topic`). With `bootstrap.servers` the worker
+//! joins the group `group.id` on that Kafka cluster and shares the work with its other
+//! members; without, the topics live in the embedded log and the worker is a one-member
+//! cluster.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,12 +21,15 @@ use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP};
 use crate::config::WorkerMode;
 use crate::herder::core::HerderCore;
 use crate::herder::distributed::herder::DistributedHerder;
+use crate::herder::distributed::member_config::member_config;
+use crate::herder::{HerderError, HerderHandle};
 use crate::plugins::PluginRegistry;
 use crate::rest::RestServer;
 use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec};
 use crate::storage::topic_offsets::TopicOffsetStore;
 use crate::topics::internal_topic::InternalTopicBackend;
 use crate::worker::Worker;
+use connect_api::ConfigMap;
 
 /// What to run.
 pub struct DistributedRun {
@@ -47,20 +52,13 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
     let worker_config = Arc::new(
         load_worker(&args.worker_file, WorkerMode::Distributed, &plugins).map_err(startup)?,
     );
-    if worker_config.bootstrap_servers().is_some() {
-        return Err(startup(anyhow!(
-            "Distributed mode on a Kafka cluster (bootstrap.servers) is not available yet: \
-             connect-rs runs distributed mode as a one-worker cluster on the embedded log \
-             only. Remove bootstrap.servers to use the embedded log, or run `standalone`."
-        )));
-    }
     let specs = validate_connector_files(&args.connector_files, &worker_config, &plugins)?;
 
     let rest_server = RestServer::bind(&worker_config).await.map_err(startup)?;
-    let rest_addr = rest_server
+    let (scheme, rest_addr) = rest_server
         .addresses()
         .first()
-        .map(|(_, addr)| *addr)
+        .copied()
         .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
     let cluster_id = topics.kafka_cluster_id().await;
@@ -80,29 +78,53 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         "{}-offsets",
         worker_config.group_id().unwrap_or("connect-cluster")
     );
-    let offsets = TopicOffsetStore::open(backend, &offsets_spec, &client_id)
-        .await
-        .map_err(|e| startup(e.into()))?;
+    let offsets = Arc::new(
+        TopicOffsetStore::open(backend, &offsets_spec, &client_id)
+            .await
+            .map_err(|e| startup(e.into()))?,
+    );
     let worker = Worker::new(
         worker_config.worker_settings(),
         plugins.clone(),
-        Arc::new(offsets),
+        offsets.clone(),
         topics.backend(),
     );
     let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
+    let url = worker_config
+        .rest_advertised_listener()
+        .map_or(scheme, |l| {
+            if l.eq_ignore_ascii_case("https") {
+                "https"
+            } else {
+                "http"
+            }
+        });
+    let url = format!("{url}://{worker_id}/");
+    let member_config = match &topics {
+        Topics::Local(_) => None,
+        Topics::Kafka(_) => {
+            Some(member_config(&worker_config, &url).map_err(|e| startup(e.into()))?)
+        }
+    };
+    let clustered = member_config.is_some();
     let core = HerderCore::new(worker, worker_config.clone(), plugins.clone(), worker_id);
-    let mut herder = DistributedHerder::open(core, backend, &worker_config)
+    let mut herder = DistributedHerder::open(core, backend, &worker_config, offsets, member_config)
         .await
         .map_err(|e| startup(e.into()))?;
-    info!("Distributed worker started (a one-worker cluster on the embedded log).");
-    herder.start_all().await;
+    herder.start().await.map_err(|e| startup(e.into()))?;
+    if clustered {
+        info!(
+            group = worker_config.group_id().unwrap_or_default(),
+            url = %url,
+            "Distributed worker started; joining the worker group."
+        );
+    } else {
+        info!("Distributed worker started (a one-worker cluster on the embedded log).");
+    }
     let (handle, herder_task) = herder.spawn();
     for spec in specs {
-        if let Err(e) = handle
-            .put_connector_config(&spec.name, spec.raw_props.clone(), true)
-            .await
-        {
+        if let Err(e) = submit(&handle, &spec.name, spec.raw_props.clone()).await {
             let _ = handle.shutdown().await;
             let _ = herder_task.await;
             topics.close().await;
@@ -126,4 +148,35 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         },
     )
     .await
+}
+
+/// How long a connector file's submission waits for the worker to join its group.
+const SUBMIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Creates or updates connector `name` in the cluster: through this worker when it leads,
+/// through the leader otherwise, once the group has one.
+async fn submit(handle: &HerderHandle, name: &str, config: ConfigMap) -> Result<(), HerderError> {
+    let deadline = tokio::time::Instant::now() + SUBMIT_TIMEOUT;
+    loop {
+        match handle
+            .put_connector_config(name, config.clone(), true)
+            .await
+        {
+            Err(HerderError::Forward(None)) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            Err(HerderError::Forward(Some(leader))) => {
+                return Err(HerderError::Internal(format!(
+                    "Connector files are submitted by the leader only; submit {name} through {leader}"
+                )));
+            }
+            Err(HerderError::Forward(None)) => {
+                return Err(HerderError::Internal(format!(
+                    "The worker found no group leader within {} s",
+                    SUBMIT_TIMEOUT.as_secs()
+                )))
+            }
+            other => return other.map(|_| ()),
+        }
+    }
 }

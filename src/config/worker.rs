@@ -487,9 +487,9 @@ pub fn distributed_worker_def() -> ConfigDef {
             key(
                 "scheduled.rebalance.max.delay.ms",
                 Int,
-                Def::Value("300000"),
+                Def::Value("0"),
                 Low,
-                "Delay before reassigning the work of a departed worker.",
+                "Delay before reassigning the work of a departed worker (connect-rs: 0, at once; Kafka Connect: 300000).",
             )
             .validator(Validator::at_least(0.0)),
         )

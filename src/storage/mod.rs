@@ -7,6 +7,7 @@ pub mod internal;
 pub mod offsets_file;
 pub mod topic_log;
 pub mod topic_offsets;
+pub mod topic_status;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use connect_api::OffsetMap;
 
 pub use offsets_file::FileOffsetStore;
 pub use topic_offsets::TopicOffsetStore;
+pub use topic_status::TopicStatusStore;
 
 /// Errors of the stores.
 #[derive(Debug, thiserror::Error)]

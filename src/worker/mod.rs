@@ -403,15 +403,47 @@ impl Worker {
         report
     }
 
-    /// Stops connector `name` and its tasks (cooperatively, then by force after the graceful
-    /// timeout) and forgets them.
-    pub async fn stop_connector(&mut self, name: &str) -> StopReport {
-        let report = self.stop_tasks(name).await;
+    /// Stops task `id` of connector `name` (cooperatively, then by force after the graceful
+    /// timeout) and forgets it; the connector's other tasks keep running.
+    pub async fn stop_task(&mut self, name: &str, id: u32) -> StopReport {
+        let Some(index) = self
+            .tasks
+            .iter()
+            .position(|t| t.connector == name && t.id == id)
+        else {
+            return StopReport::default();
+        };
+        let task = self.tasks.remove(index);
+        let used = task.activity.take_topics();
+        self.retired_topics
+            .entry(name.to_owned())
+            .or_default()
+            .extend(used);
+        let board_name = task.activity.name.clone();
+        let report = stop_tasks(vec![task], self.settings.graceful_shutdown_timeout).await;
+        self.board.remove(&board_name);
+        report
+    }
+
+    /// Stops connector `name`'s instance (not its tasks) and forgets it.
+    pub async fn stop_connector_instance(&mut self, name: &str) {
         let index = self.connectors.iter().position(|(n, _)| n == name);
         if let Some(i) = index {
             let (name, mut connector) = self.connectors.remove(i);
             stop_instance(&name, &mut connector).await;
         }
+    }
+
+    /// Whether connector `name`'s instance runs on this worker.
+    pub fn runs_connector(&self, name: &str) -> bool {
+        self.connectors.iter().any(|(n, _)| n == name)
+    }
+
+    /// Stops connector `name` and its tasks (cooperatively, then by force after the graceful
+    /// timeout) and forgets them.
+    pub async fn stop_connector(&mut self, name: &str) -> StopReport {
+        let report = self.stop_tasks(name).await;
+        self.stop_connector_instance(name).await;
         report
     }
 

@@ -42,20 +42,11 @@ fn transform_once(
     record: &mut ConnectRecord,
     ctx: &RecordContext,
 ) -> Result<bool, Failure> {
-    for stage in chain.stages_mut() {
-        match stage.apply_in_place(record, ctx) {
-            Ok(true) => {}
-            Ok(false) => return Ok(false),
-            Err(error) => {
-                return Err(Failure {
-                    stage: Stage::Transformation,
-                    class_name: stage.class_name.to_owned(),
-                    error,
-                })
-            }
-        }
-    }
-    Ok(true)
+    chain.apply_in_place(record, ctx).map_err(|e| Failure {
+        stage: Stage::Transformation,
+        class_name: e.class_name.to_owned(),
+        error: e.source,
+    })
 }
 
 /// Each stage under the handler's retries (a copy of the record is kept for another attempt).

@@ -96,20 +96,21 @@ impl TransformationChain {
         &mut self.stages
     }
 
-    /// Runs the record through every stage; `Ok(None)` when a stage dropped it.
+    /// Runs the record through every stage, editing it in place; `Ok(false)` when a stage
+    /// dropped it (the record is then left as that stage had it). The only loop over the
+    /// stages: [`Self::apply`] and the task pipeline's no-retry step use it.
     ///
     /// # Errors
     /// The first stage that failed, with its alias and class.
-    pub fn apply(
+    pub fn apply_in_place(
         &mut self,
-        record: ConnectRecord,
+        record: &mut ConnectRecord,
         ctx: &RecordContext,
-    ) -> Result<Option<ConnectRecord>, TransformError> {
-        let mut current = record;
+    ) -> Result<bool, TransformError> {
         for stage in &mut self.stages {
-            match stage.apply(current, ctx) {
-                Ok(Some(next)) => current = next,
-                Ok(None) => return Ok(None),
+            match stage.apply_in_place(record, ctx) {
+                Ok(true) => {}
+                Ok(false) => return Ok(false),
                 Err(source) => {
                     return Err(TransformError {
                         alias: stage.alias.clone(),
@@ -119,7 +120,19 @@ impl TransformationChain {
                 }
             }
         }
-        Ok(Some(current))
+        Ok(true)
+    }
+
+    /// Runs the record through every stage; `Ok(None)` when a stage dropped it.
+    ///
+    /// # Errors
+    /// The first stage that failed, with its alias and class.
+    pub fn apply(
+        &mut self,
+        mut record: ConnectRecord,
+        ctx: &RecordContext,
+    ) -> Result<Option<ConnectRecord>, TransformError> {
+        Ok(self.apply_in_place(&mut record, ctx)?.then_some(record))
     }
 }
 

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, missing_docs)]
 
+pub mod cluster;
 pub mod http;
 pub mod kafka;
 pub mod kafka_connect;

@@ -1,31 +1,41 @@
 //! The distributed herder (Kafka Connect's `DistributedHerder`): connector configurations,
 //! target states and task configurations live in the config topic; every change is written
-//! there first and acted upon when read back, so a restarted worker (or another worker of the
-//! cluster) finds the same state. This worker is the cluster's only member and its leader: it
-//! runs every connector and task (a one-worker cluster, as on the embedded log). Offsets go
-//! to the offsets topic through the worker's offset store.
+//! there first (by the leader) and acted upon when read back, so every worker of the cluster
+//! finds the same state. Which connectors and tasks run where is decided by the group
+//! ([`connect_membership`], on Kafka's group coordinator); without Kafka the worker is a
+//! one-member cluster that runs everything. Statuses go to the status topic, offsets to the
+//! offsets topic through the worker's offset store.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use connect_api::ConfigMap;
+use connect_membership::protocol::{WorkItems, NO_ERROR};
+use connect_membership::{GroupMember, MemberConfig, MemberEvent};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
+use super::cluster_view::{snapshot_of, SharedView};
+use super::request_signature::{MacAlgorithm, SigningKey};
 use crate::config::{RawConfig, WorkerConfig};
-use crate::herder::core::{connector_type, invalid_config, Entry, HerderCore};
+use crate::herder::core::{invalid_config, HerderCore};
 use crate::herder::spec::connector_spec;
 use crate::herder::{HerderError, HerderHandle, Request, TargetState};
 use crate::storage::internal::config_state::{
     connector_config_records, connector_removal_records, task_config_records,
 };
-use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord, ConfigState};
+use crate::storage::internal::{ConfigProps, ConfigRecord, ConfigState, SessionKey};
 use crate::storage::topic_log::{
     channel_handler, InternalTopicKind, InternalTopicSpec, LogRecord, TopicLog, TopicLogError,
 };
+use crate::storage::{TopicOffsetStore, TopicStatusStore};
 use crate::topics::internal_topic::InternalTopicBackend;
 use crate::worker::ConnectorSpec;
+
+/// How often the statuses of what runs here are compared with what was published.
+const STATUS_TICK: Duration = Duration::from_millis(500);
 
 /// The config topic of `worker` (`config.storage.topic`, one partition).
 pub fn config_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
@@ -37,16 +47,26 @@ pub fn config_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
     )
 }
 
+/// The status topic of `worker` (`status.storage.topic`).
+pub fn status_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
+    InternalTopicSpec::new(
+        InternalTopicKind::Status,
+        worker.status_storage_topic().unwrap_or("connect-status"),
+        worker.storage_partitions("status.storage"),
+        worker.storage_replication_factor("status.storage"),
+    )
+}
+
 /// Stored properties (a value may be null) as a configuration map (null values left out, as
 /// Kafka Connect's `ConnectorConfig` sees them).
-fn config_map(props: &ConfigProps) -> ConfigMap {
+pub(super) fn config_map(props: &ConfigProps) -> ConfigMap {
     props
         .iter()
         .filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone())))
         .collect()
 }
 
-fn props(config: &ConfigMap) -> ConfigProps {
+pub(super) fn props(config: &ConfigMap) -> ConfigProps {
     config
         .iter()
         .map(|(k, v)| (k.clone(), Some(v.clone())))
@@ -57,39 +77,121 @@ fn storage_error(e: impl std::fmt::Display) -> HerderError {
     HerderError::Internal(format!("Could not write to the config topic: {e}"))
 }
 
-/// The distributed herder of a one-worker cluster.
+/// This worker's membership in a group on Kafka.
+pub(super) struct Group {
+    pub(super) member: GroupMember,
+    events: mpsc::UnboundedReceiver<MemberEvent>,
+    /// The leader's REST URL, once a rebalance completed.
+    pub(super) leader_url: Option<String>,
+    pub(super) is_leader: bool,
+}
+
+/// How the session key is made and checked (KIP-507).
+struct Signing {
+    key_algorithm: MacAlgorithm,
+    key_size: Option<u32>,
+    key_ttl: Duration,
+}
+
+/// The distributed herder.
 pub struct DistributedHerder {
-    core: HerderCore,
+    pub(super) core: HerderCore,
     configs: TopicLog,
     records: mpsc::UnboundedReceiver<LogRecord>,
-    state: ConfigState,
-    /// The specs of the connectors whose tasks run here (tasks are built from them).
-    specs: BTreeMap<String, Arc<ConnectorSpec>>,
+    pub(super) state: ConfigState,
+    pub(super) statuses: TopicStatusStore,
+    pub(super) offsets: Arc<TopicOffsetStore>,
+    view: Arc<SharedView>,
+    /// `None`: a one-member cluster (the embedded log) that runs everything.
+    pub(super) group: Option<Group>,
+    member_config: Option<MemberConfig>,
+    /// The connectors and tasks assigned to this worker.
+    pub(super) assignment: WorkItems,
+    /// The group generation of the assignment (0 in a one-member cluster).
+    pub(super) generation: i32,
+    /// Connector instances running here, with the configuration they run with.
+    pub(super) running_connectors: BTreeMap<String, ConfigProps>,
+    /// Tasks running here, with their configuration and their connector's.
+    pub(super) running_tasks: BTreeMap<(String, u32), (ConfigProps, ConfigProps)>,
+    /// Why tasks assigned here could not start.
+    pub(super) task_failures: BTreeMap<(String, u32), String>,
+    /// The specs tasks are built from, with the connector configuration each was built from.
+    pub(super) specs: BTreeMap<String, (ConfigProps, Arc<ConnectorSpec>)>,
+    /// What this worker last published to the status topic.
+    pub(super) published: super::statuses::Published,
+    /// Something changed since the last reconciliation.
+    pub(super) dirty: bool,
+    signing: Signing,
 }
 
 impl DistributedHerder {
-    /// Opens the config topic (created if absent, checked otherwise) and reads it to its end.
+    /// Opens the config and status topics (created if absent, checked otherwise) and reads
+    /// them to their ends. With `member_config`, the worker joins that group when started;
+    /// without, it is a one-member cluster.
     ///
     /// # Errors
-    /// The config topic cannot be opened or read.
+    /// A topic cannot be opened or read.
     pub async fn open(
         core: HerderCore,
         backend: &dyn InternalTopicBackend,
         worker: &WorkerConfig,
+        offsets: Arc<TopicOffsetStore>,
+        member_config: Option<MemberConfig>,
     ) -> Result<Self, TopicLogError> {
         let (handler, records) = channel_handler();
-        let client_id = format!("{}-configs", worker.group_id().unwrap_or("connect-cluster"));
-        let configs =
-            TopicLog::open(backend, &config_topic_spec(worker), &client_id, handler).await?;
+        let group_id = worker.group_id().unwrap_or("connect-cluster");
+        let configs = TopicLog::open(
+            backend,
+            &config_topic_spec(worker),
+            &format!("{group_id}-configs"),
+            handler,
+        )
+        .await?;
+        let statuses = TopicStatusStore::open(
+            backend,
+            &status_topic_spec(worker),
+            &format!("{group_id}-statuses"),
+        )
+        .await?;
+        let values = worker.values();
+        let signing = Signing {
+            key_algorithm: values
+                .string("inter.worker.key.generation.algorithm")
+                .and_then(MacAlgorithm::from_java_name)
+                .unwrap_or(MacAlgorithm::HmacSha256),
+            key_size: values
+                .long("inter.worker.key.size")
+                .and_then(|v| u32::try_from(v).ok()),
+            key_ttl: Duration::from_millis(
+                values
+                    .long("inter.worker.key.ttl.ms")
+                    .and_then(|v| u64::try_from(v).ok())
+                    .unwrap_or(3_600_000),
+            ),
+        };
         let mut herder = Self {
             core,
             configs,
             records,
             state: ConfigState::new(),
+            statuses,
+            offsets,
+            view: Arc::new(SharedView::new(Default::default())),
+            group: None,
+            member_config,
+            assignment: WorkItems::default(),
+            generation: 0,
+            running_connectors: BTreeMap::new(),
+            running_tasks: BTreeMap::new(),
+            task_failures: BTreeMap::new(),
             specs: BTreeMap::new(),
+            published: Default::default(),
+            dirty: true,
+            signing,
         };
         herder.drain();
         herder.state.mark_started();
+        herder.view.publish(snapshot_of(&herder.state));
         info!(
             connectors = herder.state.connectors().len(),
             offset = herder.state.offset(),
@@ -98,26 +200,85 @@ impl DistributedHerder {
         Ok(herder)
     }
 
-    /// Applies the records already handed over by the config log; returns what changed.
-    fn drain(&mut self) -> Vec<ConfigChange> {
-        let mut changes = Vec::new();
-        while let Ok(record) = self.records.try_recv() {
-            let key = record.key.unwrap_or_default();
-            match self
-                .state
-                .apply_raw(record.offset, &key, record.value.as_deref())
-            {
-                Ok(Some(change)) => changes.push(change),
-                Ok(None) => {}
-                Err(e) => warn!(error = %e, "Discarded a record of the config topic."),
+    /// Starts work: a one-member cluster runs every connector of the config topic in its
+    /// target state; a worker on Kafka joins its group and runs what it is assigned.
+    ///
+    /// # Errors
+    /// The group cannot be joined (its settings are invalid).
+    pub async fn start(&mut self) -> Result<(), HerderError> {
+        match self.member_config.take() {
+            Some(config) => {
+                let view: Arc<dyn connect_membership::ClusterView> = self.view.clone();
+                let (member, events) = GroupMember::join(config, view)
+                    .map_err(|e| HerderError::Internal(e.to_string()))?;
+                self.group = Some(Group {
+                    member,
+                    events,
+                    leader_url: None,
+                    is_leader: false,
+                });
+            }
+            None => {
+                self.assignment = snapshot_of(&self.state).items();
+                self.ensure_session_key().await;
             }
         }
-        changes
+        self.settle().await;
+        Ok(())
     }
 
-    /// Writes `records` to the config topic, waits until they are durable and read back, and
-    /// acts on what changed.
-    async fn write(&mut self, records: Vec<ConfigRecord>) -> Result<(), HerderError> {
+    /// Applies the records already handed over by the config log.
+    fn drain(&mut self) {
+        while let Ok(record) = self.records.try_recv() {
+            self.apply(record);
+        }
+    }
+
+    fn apply(&mut self, record: LogRecord) {
+        let key = record.key.unwrap_or_default();
+        match self
+            .state
+            .apply_raw(record.offset, &key, record.value.as_deref())
+        {
+            Ok(Some(change)) => {
+                tracing::debug!(change = ?change, "Config topic change.");
+                self.dirty = true;
+            }
+            Ok(None) => {}
+            Err(e) => warn!(error = %e, "Discarded a record of the config topic."),
+        }
+    }
+
+    /// After changes were read: tells the group (a new connector or task count rebalances)
+    /// and reconciles what runs here until nothing changes.
+    pub(super) async fn settle(&mut self) {
+        while self.dirty {
+            self.dirty = false;
+            let snapshot = snapshot_of(&self.state);
+            let items = snapshot.items();
+            let changed = self.view.publish(snapshot);
+            match &self.group {
+                Some(group) if changed => {
+                    info!("The connectors or their tasks changed: rejoining the group.");
+                    group.member.request_rejoin();
+                }
+                Some(_) => {}
+                None => self.assignment = items,
+            }
+            self.reconcile().await;
+        }
+        self.publish_statuses().await;
+    }
+
+    /// Reads the config topic to its end and applies what is new.
+    async fn read_configs(&mut self) -> Result<(), HerderError> {
+        self.configs.read_to_end().await.map_err(storage_error)?;
+        self.drain();
+        Ok(())
+    }
+
+    /// Writes `records` to the config topic and waits until they are durable and read back.
+    pub(super) async fn write(&mut self, records: Vec<ConfigRecord>) -> Result<(), HerderError> {
         let encoded = records
             .iter()
             .map(|r| {
@@ -131,23 +292,56 @@ impl DistributedHerder {
             .await
             .map_err(storage_error)?;
         ack.await.map_err(storage_error)?;
-        self.configs.read_to_end().await.map_err(storage_error)?;
-        let changes = self.drain();
-        for change in changes {
-            self.on_change(change).await;
-        }
-        Ok(())
+        self.read_configs().await
     }
 
-    /// Starts every connector of the config topic in its target state (a worker start).
-    pub async fn start_all(&mut self) {
-        for name in self.state.connectors() {
-            self.start_connector(&name).await;
+    /// Whether this worker leads the cluster (always, in a one-member cluster).
+    pub(super) fn is_leader(&self) -> bool {
+        self.group.as_ref().is_none_or(|g| g.is_leader)
+    }
+
+    /// `Ok` on the leader; otherwise the request goes to the leader.
+    pub(super) fn require_leader(&self) -> Result<(), HerderError> {
+        match &self.group {
+            Some(group) if !group.is_leader => Err(HerderError::Forward(group.leader_url.clone())),
+            _ => Ok(()),
+        }
+    }
+
+    /// The leader writes a new session key when there is none or it is older than
+    /// `inter.worker.key.ttl.ms` (KIP-507).
+    async fn ensure_session_key(&mut self) {
+        if !self.is_leader() {
+            return;
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let ttl = i64::try_from(self.signing.key_ttl.as_millis()).unwrap_or(i64::MAX);
+        if self
+            .state
+            .session_key()
+            .is_some_and(|k| now.saturating_sub(k.creation_timestamp) < ttl)
+        {
+            return;
+        }
+        let key = match SigningKey::generate(self.signing.key_algorithm, self.signing.key_size) {
+            Ok(key) => key,
+            Err(e) => return warn!(error = %e, "Could not generate a session key."),
+        };
+        let record = ConfigRecord::SessionKey(SessionKey {
+            key: key.key,
+            algorithm: key.algorithm.java_name().to_owned(),
+            creation_timestamp: now,
+        });
+        match self.write(vec![record]).await {
+            Ok(()) => info!("Wrote a new session key to the config topic."),
+            Err(e) => warn!(error = %e, "Could not write a session key."),
         }
     }
 
     /// The spec of connector `name` from its stored configuration.
-    fn spec(&self, name: &str, config: &ConfigMap) -> Result<ConnectorSpec, String> {
+    pub(super) fn spec(&self, name: &str, config: &ConfigMap) -> Result<ConnectorSpec, String> {
         let raw = RawConfig::from_pairs(
             format!("the configuration of connector {name}"),
             config.clone(),
@@ -156,119 +350,71 @@ impl DistributedHerder {
             .map_err(|e| e.to_string())
     }
 
-    /// (Re)starts connector `name` from the config topic: its instance, then its tasks from
-    /// the stored task configurations, after writing new ones if the connector plans others.
-    async fn start_connector(&mut self, name: &str) {
-        self.core.worker.stop_connector(name).await;
-        self.specs.remove(name);
-        let Some(stored) = self.state.connector_config(name) else {
-            return;
-        };
-        let config = config_map(stored);
-        let target = self.state.target_state(name);
-        let spec = self.spec(name, &config);
-        let kind = match &spec {
-            Ok(spec) => connector_type(spec),
-            Err(_) => self
-                .core
-                .connectors
-                .get(name)
-                .map_or(crate::herder::ConnectorType::Unknown, |e| e.connector_type),
-        };
-        self.core.connectors.insert(
-            name.to_owned(),
-            Entry {
-                config,
-                connector_type: kind,
-                failure: None,
-                target,
-                paused_tasks: if target == TargetState::Paused {
-                    self.state.tasks(name)
-                } else {
-                    Vec::new()
-                },
-            },
-        );
-        if target != TargetState::Started {
-            return;
-        }
-        let spec = match spec {
-            Ok(spec) => Arc::new(spec),
-            Err(e) => return self.failed(name, e),
-        };
-        let planned = match self.core.worker.start_connector_instance(&spec).await {
-            Ok(planned) => planned,
-            Err(e) => return self.failed(name, e.to_string()),
-        };
-        self.specs.insert(name.to_owned(), spec);
-        let stored: Vec<ConfigMap> = self
-            .state
-            .task_configs(name)
-            .into_iter()
-            .map(|(_, p)| config_map(p))
-            .collect();
-        if stored != planned || self.state.inconsistent().contains(name) {
-            info!(connector = %name, tasks = planned.len(), "Writing new task configurations.");
-            let records = task_config_records(name, planned.iter().map(props).collect());
-            // The commit record applies them; its change starts the tasks.
-            if let Err(e) = Box::pin(self.write(records)).await {
-                self.failed(name, e.to_string());
-            }
-        } else {
-            self.start_tasks(name);
-        }
-    }
-
-    /// Starts the tasks of connector `name` from their stored configurations.
-    fn start_tasks(&mut self, name: &str) {
-        let Some(spec) = self.specs.get(name).cloned() else {
-            return;
-        };
-        let configs: Vec<(u32, ConfigMap)> = self
-            .state
-            .task_configs(name)
-            .into_iter()
-            .map(|(id, p)| (id, config_map(p)))
-            .collect();
-        let members = configs.len();
-        for (id, config) in configs {
-            if let Err(e) = self.core.worker.start_task(&spec, id, config, members) {
-                warn!(connector = %name, task = id, error = %e, "Task failed to start.");
-            }
-        }
-    }
-
-    fn failed(&mut self, name: &str, reason: String) {
-        warn!(connector = %name, error = %reason, "Connector failed to start.");
-        if let Some(entry) = self.core.connectors.get_mut(name) {
-            entry.failure = Some(reason);
-        }
-    }
-
-    /// Acts on a change read from the config topic.
-    async fn on_change(&mut self, change: ConfigChange) {
-        match change {
-            ConfigChange::ConnectorConfigUpdated(name) => self.start_connector(&name).await,
-            ConfigChange::ConnectorConfigRemoved(name) => {
-                self.specs.remove(&name);
-                let _ = self.core.delete(&name).await;
-            }
-            ConfigChange::TargetStateChanged(name) => match self.state.target_state(&name) {
-                TargetState::Started => self.start_connector(&name).await,
-                target => {
-                    self.specs.remove(&name);
-                    let _ = self.core.set_target(&name, target).await;
+    /// Acts on a group event.
+    async fn on_member_event(&mut self, event: MemberEvent) {
+        match event {
+            MemberEvent::Assigned(a) => {
+                if a.error != NO_ERROR {
+                    info!(
+                        offset = a.config_offset,
+                        "The leader's config offset differs from ours: reading the config topic and rejoining."
+                    );
+                    if let Err(e) = self.read_configs().await {
+                        warn!(error = %e, "Could not read the config topic.");
+                    }
+                    if let Some(group) = &self.group {
+                        group.member.request_rejoin();
+                    }
+                    return;
                 }
-            },
-            ConfigChange::TaskConfigsUpdated(tasks) => {
-                let mut connectors: Vec<String> = tasks.into_iter().map(|(c, _)| c).collect();
-                connectors.dedup();
-                for name in connectors {
-                    self.core.worker.stop_tasks(&name).await;
-                    self.start_tasks(&name);
+                if a.config_offset > self.state.offset() {
+                    if let Err(e) = self.read_configs().await {
+                        warn!(error = %e, "Could not read the config topic.");
+                    }
                 }
+                info!(
+                    generation = a.generation,
+                    leader = %a.leader_url,
+                    is_leader = a.is_leader,
+                    connectors = a.assignment.connectors.len(),
+                    tasks = a.assignment.tasks.len(),
+                    revoked = a.revoked.len(),
+                    "Joined the group with an assignment."
+                );
+                self.generation = a.generation;
+                self.assignment = a.assignment.clone();
+                if let Some(group) = &mut self.group {
+                    group.leader_url = Some(a.leader_url.clone());
+                    group.is_leader = a.is_leader;
+                }
+                // Tasks that move here resume from the offsets their last owner committed.
+                if let Err(e) = self.offsets.log().read_to_end().await {
+                    warn!(error = %e, "Could not read the offsets topic to its end.");
+                }
+                self.dirty = true;
+                self.settle().await;
+                if !a.revoked.is_empty() {
+                    if let Some(group) = &self.group {
+                        group.member.request_rejoin();
+                    }
+                }
+                self.ensure_session_key().await;
             }
-            other => tracing::debug!(change = ?other, "Config topic change not acted upon."),
+            MemberEvent::Revoked(items) => {
+                self.assignment.remove_all(&items);
+                self.dirty = true;
+                self.settle().await;
+            }
+            MemberEvent::MembershipLost { reason } => {
+                warn!(reason = %reason, "Lost the group membership: stopping every connector and task here.");
+                self.assignment = WorkItems::default();
+                if let Some(group) = &mut self.group {
+                    group.leader_url = None;
+                    group.is_leader = false;
+                }
+                self.dirty = true;
+                self.settle().await;
+            }
         }
     }
 
@@ -279,6 +425,7 @@ impl DistributedHerder {
         allow_replace: bool,
         initial: TargetState,
     ) -> Result<(bool, crate::herder::ConnectorInfo), HerderError> {
+        self.require_leader()?;
         let exists = self.state.contains(&name);
         if exists && !allow_replace {
             return Err(HerderError::Conflict(format!(
@@ -294,17 +441,22 @@ impl DistributedHerder {
         let target = (!exists && initial != TargetState::Started).then_some(initial);
         self.write(connector_config_records(&name, props(&config), target))
             .await?;
-        Ok((!exists, self.core.info(&name)?))
+        self.settle().await;
+        Ok((!exists, self.info(&name)?))
     }
 
     async fn delete(&mut self, name: &str) -> Result<(), HerderError> {
+        self.require_leader()?;
         if !self.state.contains(name) {
             return Err(HerderError::NotFound(format!("Connector {name} not found")));
         }
-        self.write(connector_removal_records(name)).await
+        self.write(connector_removal_records(name)).await?;
+        self.settle().await;
+        Ok(())
     }
 
     async fn set_target(&mut self, name: &str, target: TargetState) -> Result<(), HerderError> {
+        self.require_leader()?;
         if !self.state.contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector {name}")));
         }
@@ -316,6 +468,20 @@ impl DistributedHerder {
             // KIP-875: a stopped connector has no tasks.
             records.extend(task_config_records(name, Vec::new()));
         }
+        self.write(records).await?;
+        self.settle().await;
+        Ok(())
+    }
+
+    /// Stores the task configurations connector `name` planned: the leader writes them; a
+    /// follower's are written too (see docs/compatibility.md).
+    pub(super) async fn submit_task_configs(
+        &mut self,
+        name: &str,
+        planned: &[ConfigMap],
+    ) -> Result<(), HerderError> {
+        info!(connector = %name, tasks = planned.len(), "Writing new task configurations.");
+        let records = task_config_records(name, planned.iter().map(props).collect());
         self.write(records).await
     }
 
@@ -326,7 +492,16 @@ impl DistributedHerder {
         (handle, tokio::spawn(self.run(rx)))
     }
 
+    async fn next_member_event(group: &mut Option<Group>) -> Option<MemberEvent> {
+        match group {
+            Some(group) => group.events.recv().await,
+            None => std::future::pending().await,
+        }
+    }
+
     async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
+        let mut tick = tokio::time::interval(STATUS_TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let request = tokio::select! {
                 request = rx.recv() => match request {
@@ -334,15 +509,25 @@ impl DistributedHerder {
                     None => break,
                 },
                 record = self.records.recv() => {
-                    // Records written by another process on the same topic (not in a
-                    // one-worker cluster) or late reads: apply them.
                     let Some(record) = record else { break };
-                    let key = record.key.unwrap_or_default();
-                    match self.state.apply_raw(record.offset, &key, record.value.as_deref()) {
-                        Ok(Some(change)) => self.on_change(change).await,
-                        Ok(None) => {}
-                        Err(e) => warn!(error = %e, "Discarded a record of the config topic."),
+                    self.apply(record);
+                    self.drain();
+                    self.settle().await;
+                    continue;
+                }
+                event = Self::next_member_event(&mut self.group) => {
+                    match event {
+                        Some(event) => self.on_member_event(event).await,
+                        None => {
+                            warn!("The group membership ended.");
+                            self.group = None;
+                        }
                     }
+                    continue;
+                }
+                _ = tick.tick() => {
+                    self.drain_restart_requests().await;
+                    self.publish_statuses().await;
                     continue;
                 }
             };
@@ -362,16 +547,68 @@ impl DistributedHerder {
                 Request::SetTarget(name, target, reply) => {
                     let _ = reply.send(self.set_target(&name, target).await);
                 }
+                Request::Info(name, reply) => {
+                    let _ = reply.send(self.info(&name));
+                }
+                Request::TaskConfigs(name, reply) => {
+                    let _ = reply.send(self.task_configs(&name));
+                }
+                Request::Status(name, reply) => {
+                    let _ = reply.send(self.status(&name));
+                }
+                Request::Restart {
+                    name,
+                    include_tasks,
+                    only_failed,
+                    reply,
+                } => {
+                    let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
+                }
+                Request::RestartTask(name, task, reply) => {
+                    let _ = reply.send(self.restart_task(&name, task).await);
+                }
+                Request::AlterOffsets {
+                    name,
+                    offsets,
+                    auto_stop,
+                    reply,
+                } => {
+                    let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
+                }
+                Request::Offsets(name, reply) => {
+                    if let Err(e) = self.offsets.log().read_to_end().await {
+                        warn!(error = %e, "Could not read the offsets topic to its end.");
+                    }
+                    let _ = reply.send(self.core.offsets(&name).await);
+                }
                 Request::Shutdown(reply) => {
-                    let report = self.core.worker.stop().await;
-                    self.configs.stop().await;
+                    let report = self.shutdown().await;
                     let _ = reply.send(report);
                     return;
                 }
                 other => self.core.answer(other).await,
             }
         }
-        self.core.worker.stop().await;
+        self.shutdown().await;
+    }
+
+    /// Stops everything that runs here (publishing UNASSIGNED), leaves the group, and stops
+    /// the topic logs.
+    async fn shutdown(mut self) -> crate::worker::StopReport {
+        let group = self.group.take();
+        let report = self.core.worker.stop().await;
+        super::statuses::unassign_all(
+            &self.statuses,
+            &mut self.published,
+            &self.core.worker_id,
+            self.generation,
+        )
+        .await;
+        if let Some(group) = group {
+            group.member.leave().await;
+        }
+        self.statuses.stop().await;
         self.configs.stop().await;
+        report
     }
 }

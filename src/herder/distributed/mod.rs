@@ -2,5 +2,9 @@
 //! shares connectors and tasks through Kafka's group protocol, keeps configurations, offsets
 //! and statuses in internal topics, and signs the requests its workers send each other.
 
+pub mod cluster_view;
 pub mod herder;
+pub mod member_config;
+mod reconcile;
 pub mod request_signature;
+mod statuses;

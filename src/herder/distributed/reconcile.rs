@@ -1,0 +1,405 @@
+//! Bringing what runs on this worker in line with the config topic and the assignment:
+//! connector instances and tasks that are no longer assigned here, or whose configuration
+//! changed, stop; assigned ones that do not run start. Only what changes is touched, so a
+//! rebalance that moves other work leaves these tasks running (incremental cooperative).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use connect_api::ConfigMap;
+use tracing::{info, warn};
+
+use super::herder::{config_map, DistributedHerder};
+use crate::herder::core::{connector_type, Entry};
+use crate::herder::{
+    ConnectorInfo, ConnectorStateInfo, ConnectorType, HerderError, TargetState, TaskId,
+};
+use crate::storage::internal::{ConfigProps, ConfigRecord};
+
+impl DistributedHerder {
+    /// Connectors assigned here that should run (a configuration, target STARTED).
+    fn desired_connectors(&self) -> BTreeSet<String> {
+        self.assignment
+            .connectors
+            .iter()
+            .filter(|c| {
+                self.state.contains(c) && self.state.target_state(c) == TargetState::Started
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Tasks assigned here that should run, with their configuration.
+    fn desired_tasks(&self) -> BTreeMap<(String, u32), ConfigProps> {
+        let mut desired = BTreeMap::new();
+        for task in &self.assignment.tasks {
+            let c = &task.connector;
+            let Ok(id) = u32::try_from(task.task) else {
+                continue;
+            };
+            if !self.state.contains(c)
+                || self.state.target_state(c) != TargetState::Started
+                || self.state.inconsistent().contains(c)
+            {
+                continue;
+            }
+            if let Some(config) = self.state.task_config(c, id) {
+                desired.insert((c.clone(), id), config.clone());
+            }
+        }
+        desired
+    }
+
+    /// Keeps the core's entries (configuration, type, target state) equal to the config
+    /// topic's connectors, for the answers every worker gives.
+    fn sync_entries(&mut self) {
+        let names: BTreeSet<String> = self.state.connectors().into_iter().collect();
+        self.core.connectors.retain(|n, _| names.contains(n));
+        for name in names {
+            let Some(stored) = self.state.connector_config(&name) else {
+                continue;
+            };
+            let config = config_map(stored);
+            let target = self.state.target_state(&name);
+            let paused_tasks = self.state.tasks(&name);
+            let known = self
+                .core
+                .connectors
+                .get(&name)
+                .is_some_and(|e| e.config == config);
+            if !known {
+                let kind = self
+                    .spec(&name, &config)
+                    .map_or(ConnectorType::Unknown, |s| connector_type(&s));
+                self.core.connectors.insert(
+                    name.clone(),
+                    Entry {
+                        config,
+                        connector_type: kind,
+                        failure: None,
+                        target,
+                        paused_tasks,
+                    },
+                );
+            } else if let Some(entry) = self.core.connectors.get_mut(&name) {
+                entry.target = target;
+                entry.paused_tasks = paused_tasks;
+            }
+        }
+    }
+
+    /// Stops and starts connector instances and tasks until this worker runs exactly what it
+    /// is assigned, with the stored configurations.
+    pub(super) async fn reconcile(&mut self) {
+        self.sync_entries();
+        let desired = self.desired_connectors();
+        let running: Vec<(String, ConfigProps)> = self
+            .running_connectors
+            .iter()
+            .map(|(n, c)| (n.clone(), c.clone()))
+            .collect();
+        for (name, config) in running {
+            if !desired.contains(&name) || self.state.connector_config(&name) != Some(&config) {
+                self.core.worker.stop_connector_instance(&name).await;
+                self.running_connectors.remove(&name);
+                info!(connector = %name, "Connector stopped on this worker.");
+            }
+        }
+        for name in desired {
+            if !self.running_connectors.contains_key(&name) {
+                self.start_connector_here(&name).await;
+            }
+        }
+        let desired_tasks = self.desired_tasks();
+        let running: Vec<((String, u32), (ConfigProps, ConfigProps))> = self
+            .running_tasks
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (key, (task_config, connector_config)) in running {
+            let same = desired_tasks.get(&key) == Some(&task_config)
+                && self.state.connector_config(&key.0) == Some(&connector_config);
+            if !same {
+                self.core.worker.stop_task(&key.0, key.1).await;
+                self.running_tasks.remove(&key);
+                info!(connector = %key.0, task = key.1, "Task stopped on this worker.");
+            }
+        }
+        self.task_failures
+            .retain(|key, _| desired_tasks.contains_key(key));
+        for (key, config) in desired_tasks {
+            if !self.running_tasks.contains_key(&key) && !self.task_failures.contains_key(&key) {
+                self.start_task_here(&key.0, key.1, config);
+            }
+        }
+    }
+
+    /// The spec of `name`'s current configuration (built once per configuration).
+    fn current_spec(&mut self, name: &str) -> Result<Arc<crate::worker::ConnectorSpec>, String> {
+        let stored = self
+            .state
+            .connector_config(name)
+            .cloned()
+            .ok_or_else(|| format!("Connector {name} has no configuration"))?;
+        if let Some((config, spec)) = self.specs.get(name) {
+            if *config == stored {
+                return Ok(spec.clone());
+            }
+        }
+        let spec = Arc::new(self.spec(name, &config_map(&stored))?);
+        self.specs.insert(name.to_owned(), (stored, spec.clone()));
+        Ok(spec)
+    }
+
+    fn fail_connector(&mut self, name: &str, reason: String) {
+        warn!(connector = %name, error = %reason, "Connector failed to start.");
+        if let Some(entry) = self.core.connectors.get_mut(name) {
+            entry.failure = Some(reason);
+        }
+    }
+
+    /// Starts connector `name`'s instance here; stores the task configurations it plans when
+    /// they differ from the stored ones.
+    async fn start_connector_here(&mut self, name: &str) {
+        let Some(stored) = self.state.connector_config(name).cloned() else {
+            return;
+        };
+        // Marked as running (also when it fails) so a failure is not retried in a loop; a
+        // new configuration or a restart tries again.
+        self.running_connectors.insert(name.to_owned(), stored);
+        let spec = match self.current_spec(name) {
+            Ok(spec) => spec,
+            Err(e) => return self.fail_connector(name, e),
+        };
+        let planned = match self.core.worker.start_connector_instance(&spec).await {
+            Ok(planned) => planned,
+            Err(e) => return self.fail_connector(name, e.to_string()),
+        };
+        if let Some(entry) = self.core.connectors.get_mut(name) {
+            entry.failure = None;
+        }
+        let stored: Vec<ConfigMap> = self
+            .state
+            .task_configs(name)
+            .into_iter()
+            .map(|(_, p)| config_map(p))
+            .collect();
+        if stored != planned || self.state.inconsistent().contains(name) {
+            if let Err(e) = Box::pin(self.submit_task_configs(name, &planned)).await {
+                self.fail_connector(name, e.to_string());
+            }
+        }
+    }
+
+    fn start_task_here(&mut self, name: &str, id: u32, config: ConfigProps) {
+        let Some(connector_config) = self.state.connector_config(name).cloned() else {
+            return;
+        };
+        let spec = match self.current_spec(name) {
+            Ok(spec) => spec,
+            Err(e) => {
+                self.task_failures.insert((name.to_owned(), id), e);
+                return;
+            }
+        };
+        let members = self.state.tasks(name).len();
+        match self
+            .core
+            .worker
+            .start_task(&spec, id, config_map(&config), members)
+        {
+            Ok(()) => {
+                info!(connector = %name, task = id, "Task started on this worker.");
+                self.running_tasks
+                    .insert((name.to_owned(), id), (config, connector_config));
+            }
+            Err(e) => {
+                warn!(connector = %name, task = id, error = %e, "Task failed to start.");
+                self.task_failures
+                    .insert((name.to_owned(), id), e.to_string());
+            }
+        }
+    }
+
+    /// A connector's configuration and its tasks, as stored.
+    pub(super) fn info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
+        let entry = self.core.entry(name)?;
+        Ok(ConnectorInfo {
+            name: name.to_owned(),
+            config: self.core.masked(&entry.config),
+            tasks: self
+                .state
+                .tasks(name)
+                .into_iter()
+                .map(|task| TaskId {
+                    connector: name.to_owned(),
+                    task,
+                })
+                .collect(),
+            connector_type: entry.connector_type,
+        })
+    }
+
+    /// A connector's stored task configurations, masked.
+    pub(super) fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
+        self.core.entry(name)?;
+        Ok(self
+            .state
+            .task_configs(name)
+            .into_iter()
+            .map(|(task, p)| {
+                let id = TaskId {
+                    connector: name.to_owned(),
+                    task,
+                };
+                (id, self.core.masked(&config_map(p)))
+            })
+            .collect())
+    }
+
+    /// POST `/connectors/{c}/restart`: the leader writes a restart request (KIP-745) that every
+    /// worker applies to what it runs; answers with the instances that restart as RESTARTING.
+    pub(super) async fn restart(
+        &mut self,
+        name: &str,
+        include_tasks: bool,
+        only_failed: bool,
+    ) -> Result<Option<ConnectorStateInfo>, HerderError> {
+        self.require_leader()?;
+        if !self.state.contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+        }
+        let status = self
+            .status(name)
+            .map_err(|_| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        let mut reply = status.clone();
+        if self.state.target_state(name) == TargetState::Started {
+            if !only_failed || status.connector.state == "FAILED" {
+                reply.connector.state = "RESTARTING".to_owned();
+            }
+            for t in &mut reply.tasks {
+                if include_tasks && (!only_failed || t.state == "FAILED") {
+                    t.state = "RESTARTING".to_owned();
+                }
+            }
+            self.write(vec![ConfigRecord::RestartConnector {
+                connector: name.to_owned(),
+                include_tasks,
+                only_failed,
+            }])
+            .await?;
+            self.drain_restart_requests().await;
+        }
+        Ok((include_tasks || only_failed).then_some(reply))
+    }
+
+    /// Applies the restart requests read from the config topic to what runs here.
+    pub(super) async fn drain_restart_requests(&mut self) {
+        let requests = self.state.drain_restart_requests();
+        for request in requests {
+            let name = request.connector;
+            if self.state.target_state(&name) != TargetState::Started {
+                continue;
+            }
+            if self.assignment.connectors.contains(&name) {
+                let failed = self
+                    .core
+                    .connectors
+                    .get(&name)
+                    .is_some_and(|e| e.failure.is_some());
+                if !request.only_failed || failed {
+                    self.core.worker.stop_connector_instance(&name).await;
+                    self.running_connectors.remove(&name);
+                    info!(connector = %name, "Connector restarting.");
+                }
+            }
+            if request.include_tasks {
+                let mine: Vec<u32> = self
+                    .running_tasks
+                    .keys()
+                    .filter(|(c, _)| *c == name)
+                    .map(|(_, id)| *id)
+                    .chain(
+                        self.task_failures
+                            .keys()
+                            .filter(|(c, _)| *c == name)
+                            .map(|(_, id)| *id),
+                    )
+                    .collect();
+                for id in mine {
+                    let failed = self.task_failures.contains_key(&(name.clone(), id))
+                        || self
+                            .core
+                            .worker
+                            .task_reports(&name)
+                            .iter()
+                            .any(|t| t.id == id && t.error.is_some());
+                    if !request.only_failed || failed {
+                        self.core.worker.stop_task(&name, id).await;
+                        self.running_tasks.remove(&(name.clone(), id));
+                        self.task_failures.remove(&(name.clone(), id));
+                        info!(connector = %name, task = id, "Task restarting.");
+                    }
+                }
+            }
+            self.dirty = true;
+        }
+        if self.dirty {
+            self.settle().await;
+        }
+    }
+
+    /// POST `/connectors/{c}/tasks/{t}/restart`: restarted by its owner; another worker sends
+    /// the request to the owner (from the task's status) or to the leader.
+    pub(super) async fn restart_task(&mut self, name: &str, task: u32) -> Result<(), HerderError> {
+        if !self.state.contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+        }
+        if !self.state.tasks(name).contains(&task) {
+            return Err(HerderError::NotFound(format!(
+                "Task {name}-{task} not found"
+            )));
+        }
+        let key = (name.to_owned(), task);
+        if self.running_tasks.contains_key(&key) || self.task_failures.contains_key(&key) {
+            self.core.worker.stop_task(name, task).await;
+            self.running_tasks.remove(&key);
+            self.task_failures.remove(&key);
+            self.dirty = true;
+            self.settle().await;
+            return Ok(());
+        }
+        let owner = self
+            .statuses
+            .tasks(name)
+            .into_iter()
+            .find(|(id, _)| *id == task)
+            .map(|(_, s)| format!("http://{}/", s.worker_id));
+        match (owner, &self.group) {
+            (Some(url), Some(_)) => Err(HerderError::Forward(Some(url))),
+            (None, Some(group)) => Err(HerderError::Forward(group.leader_url.clone())),
+            (_, None) => Err(HerderError::NotFound(format!(
+                "Task {name}-{task} is not running"
+            ))),
+        }
+    }
+
+    /// PATCH/DELETE `/connectors/{c}/offsets` on the leader, for a STOPPED connector.
+    pub(super) async fn alter_offsets(
+        &mut self,
+        name: &str,
+        offsets: Option<Vec<serde_json::Value>>,
+        auto_stop: bool,
+    ) -> Result<String, HerderError> {
+        self.require_leader()?;
+        if auto_stop && self.state.target_state(name) != TargetState::Stopped {
+            return Err(HerderError::BadRequest(format!(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
+            )));
+        }
+        if let Err(e) = self.offsets.log().read_to_end().await {
+            warn!(error = %e, "Could not read the offsets topic to its end.");
+        }
+        self.core.alter_offsets(name, offsets, false).await
+    }
+}

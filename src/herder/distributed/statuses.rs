@@ -1,0 +1,192 @@
+//! Statuses in a cluster: each worker writes to the status topic the states of the connectors
+//! and tasks it runs when they change (and UNASSIGNED when they leave it, tombstones when a
+//! connector is deleted), and answers `/connectors/{c}/status` from everyone's records, so
+//! every worker gives the same answer.
+
+use std::collections::BTreeMap;
+
+use tracing::debug;
+
+use super::herder::DistributedHerder;
+use crate::herder::{ConnectorStateInfo, HerderError, StateInfo, TargetState, TaskStateInfo};
+use crate::storage::internal::{ComponentState, Status, StatusRecord};
+use crate::storage::TopicStatusStore;
+use crate::worker::Activity;
+
+/// A status key: the connector, and the task id for a task.
+type Key = (String, Option<u32>);
+
+/// What a worker last wrote: state and trace per key.
+pub type Published = BTreeMap<Key, (ComponentState, Option<String>)>;
+
+fn record(key: &Key, status: Option<Status>) -> StatusRecord {
+    match key.1 {
+        None => StatusRecord::Connector {
+            connector: key.0.clone(),
+            status,
+        },
+        Some(task) => StatusRecord::Task {
+            connector: key.0.clone(),
+            task,
+            status,
+        },
+    }
+}
+
+/// Writes UNASSIGNED for everything in `published` (a worker stopping) and forgets it.
+pub async fn unassign_all(
+    statuses: &TopicStatusStore,
+    published: &mut Published,
+    worker_id: &str,
+    generation: i32,
+) {
+    for key in std::mem::take(published).into_keys() {
+        let status = Status {
+            state: ComponentState::Unassigned,
+            trace: None,
+            worker_id: worker_id.to_owned(),
+            generation,
+            version: None,
+        };
+        statuses.put_safe(record(&key, Some(status))).await;
+    }
+}
+
+impl DistributedHerder {
+    /// The current states of what is assigned here.
+    fn local_states(&self) -> Published {
+        let mut now = Published::new();
+        for name in &self.assignment.connectors {
+            let Some(entry) = self.core.connectors.get(name) else {
+                continue;
+            };
+            let state = match (entry.target, &entry.failure) {
+                (TargetState::Paused, _) => (ComponentState::Paused, None),
+                (TargetState::Stopped, _) => (ComponentState::Stopped, None),
+                (TargetState::Started, Some(f)) => (ComponentState::Failed, Some(f.clone())),
+                (TargetState::Started, None) => (ComponentState::Running, None),
+            };
+            now.insert((name.clone(), None), state);
+        }
+        for task in &self.assignment.tasks {
+            let name = &task.connector;
+            let Ok(id) = u32::try_from(task.task) else {
+                continue;
+            };
+            if !self.state.tasks(name).contains(&id) {
+                continue;
+            }
+            let key = (name.clone(), Some(id));
+            let state = match self.state.target_state(name) {
+                TargetState::Stopped => continue,
+                TargetState::Paused => (ComponentState::Paused, None),
+                TargetState::Started => {
+                    if let Some(failure) = self.task_failures.get(&(name.clone(), id)) {
+                        (ComponentState::Failed, Some(failure.clone()))
+                    } else {
+                        let report = self
+                            .core
+                            .worker
+                            .task_reports(name)
+                            .into_iter()
+                            .find(|t| t.id == id);
+                        match report.map(|t| (t.activity, t.error)) {
+                            Some((Activity::Busy | Activity::Idle(_), _)) => {
+                                (ComponentState::Running, None)
+                            }
+                            Some((Activity::Failed, error)) => (ComponentState::Failed, error),
+                            Some((Activity::Restarting, error)) => {
+                                (ComponentState::Restarting, error)
+                            }
+                            Some((Activity::Stopped, _)) | None => continue,
+                        }
+                    }
+                }
+            };
+            now.insert(key, state);
+        }
+        now
+    }
+
+    /// Writes the statuses that changed since the last call.
+    pub(super) async fn publish_statuses(&mut self) {
+        let now = self.local_states();
+        let mut writes = Vec::new();
+        for (key, (state, trace)) in &now {
+            if self.published.get(key) != Some(&(*state, trace.clone())) {
+                let status = Status {
+                    state: *state,
+                    trace: trace.clone(),
+                    worker_id: self.core.worker_id.clone(),
+                    generation: self.generation,
+                    version: self
+                        .core
+                        .connectors
+                        .get(&key.0)
+                        .and_then(|e| self.core.plugin_version(e)),
+                };
+                writes.push((record(key, Some(status)), *state != ComponentState::Running));
+            }
+        }
+        for key in self.published.keys() {
+            if now.contains_key(key) {
+                continue;
+            }
+            if self.state.contains(&key.0) {
+                let status = Status {
+                    state: ComponentState::Unassigned,
+                    trace: None,
+                    worker_id: self.core.worker_id.clone(),
+                    generation: self.generation,
+                    version: None,
+                };
+                writes.push((record(key, Some(status)), true));
+            } else {
+                // Deleted: Kafka Connect's DESTROYED, a tombstone.
+                writes.push((record(key, None), false));
+            }
+        }
+        for (record, safe) in writes {
+            debug!(key = %record.key(), "Writing a status.");
+            if safe {
+                self.statuses.put_safe(record).await;
+            } else {
+                self.statuses.put(record).await;
+            }
+        }
+        self.published = now;
+    }
+
+    /// `/connectors/{c}/status`, from the status topic.
+    pub(super) fn status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
+        let not_found = || HerderError::NotFound(format!("No status found for connector {name}"));
+        let entry = self.core.connectors.get(name).ok_or_else(not_found)?;
+        let connector = self.statuses.connector(name).ok_or_else(not_found)?;
+        let tasks = self
+            .statuses
+            .tasks(name)
+            .into_iter()
+            .map(|(id, s)| TaskStateInfo {
+                id,
+                state: s.state.name().to_owned(),
+                worker_id: s.worker_id,
+                trace: s.trace,
+                version: s.version,
+                // Error counters are this worker's own: a cluster's answer carries none, so
+                // every worker gives the same one.
+                errors: None,
+            })
+            .collect();
+        Ok(ConnectorStateInfo {
+            name: name.to_owned(),
+            connector: StateInfo {
+                state: connector.state.name().to_owned(),
+                worker_id: connector.worker_id,
+                trace: connector.trace,
+                version: connector.version,
+            },
+            tasks,
+            connector_type: entry.connector_type,
+        })
+    }
+}
