@@ -892,6 +892,54 @@ fn restarting_one_task_leaves_the_others_running() {
 
 /// Creates connector `name` with `config` by POST, expecting 201.
 #[track_caller]
+/// Kafka Connect's internal `POST /connectors/{c}/tasks` exists on a standalone worker and is
+/// refused as its StandaloneHerder refuses it (500); the `forward` parameter of worker-to-worker
+/// requests changes nothing on a worker that never forwards.
+#[test]
+fn internal_task_configs_are_refused_by_a_standalone_worker() {
+    let w = Workdir::new();
+    let output = w.path("output.txt");
+    let worker = w.worker("");
+    let sink = w.sink("file-sink", &output, "internal-topic");
+    let mut run = start(&w, &[&worker, &sink]);
+    let c = &run.client;
+    let standalone = error(
+        500,
+        "Kafka Connect in standalone mode does not support externally setting task configurations.",
+    );
+    let body = json!([{"task.class": "org.apache.kafka.connect.file.FileStreamSinkTask"}]);
+    check(
+        &c.post("/connectors/file-sink/tasks", &body),
+        500,
+        &standalone,
+    );
+    // Forwarded or not, for a known connector or not: the same refusal.
+    let other = c.send(
+        "POST",
+        "/connectors/other/tasks?forward=false",
+        Some(("application/json", "[]")),
+    );
+    check(&other, 500, &standalone);
+    // Not a list of string maps: refused before the herder, 500 as Kafka Connect's parser.
+    let r = c.send(
+        "POST",
+        "/connectors/file-sink/tasks",
+        Some(("application/json", "{\"not\": \"a list\"}")),
+    );
+    assert_eq!(r.status, 500, "{}", r.body);
+    assert_eq!(r.json()["error_code"], 500);
+    // GET on the same path is still the task list.
+    wait_running(c, "file-sink");
+    let r = c.get("/connectors/file-sink/tasks?forward=true");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.json()[0]["id"],
+        json!({"connector": "file-sink", "task": 0})
+    );
+    let status = terminate(&mut run.child, Duration::from_secs(60));
+    assert!(status.success(), "exit {status}; log:\n{}", w.log());
+}
+
 fn create(c: &Client, name: &str, config: &Value) {
     let r = c.post("/connectors", &json!({"name": name, "config": config}));
     assert_eq!(r.status, 201, "{}", r.body);

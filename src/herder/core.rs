@@ -60,6 +60,10 @@ pub(crate) fn invalid_config(e: &SpecError) -> HerderError {
     ))
 }
 
+/// Kafka Connect's refusal of `POST /connectors/{c}/tasks` by a standalone worker.
+pub const STANDALONE_PUT_TASK_CONFIGS: &str =
+    "Kafka Connect in standalone mode does not support externally setting task configurations.";
+
 /// A request that the herder variant, not the core, must answer.
 fn not_shared(what: &str) -> HerderError {
     HerderError::Internal(format!("{what} is answered by the herder, not its core"))
@@ -133,6 +137,25 @@ impl HerderCore {
             }
             Request::IdleFor(d, reply) => {
                 let _ = reply.send(self.worker.all_idle_for(d));
+            }
+            Request::PutTaskConfigs {
+                name,
+                configs,
+                signature,
+                reply,
+            } => {
+                tracing::debug!(
+                    connector = %name,
+                    tasks = configs.len(),
+                    signed = signature.is_some(),
+                    "Refused task configurations sent by another worker (standalone mode)."
+                );
+                // Kafka Connect's StandaloneHerder throws UnsupportedOperationException, which
+                // its REST layer answers with 500 and the message. The distributed herder
+                // answers this request itself.
+                let _ = reply.send(Err(HerderError::Internal(
+                    STANDALONE_PUT_TASK_CONFIGS.to_owned(),
+                )));
             }
             Request::PutConfig { reply, .. } => {
                 let _ = reply.send(Err(not_shared("PutConfig")));

@@ -35,12 +35,83 @@ pub enum HerderError {
     /// 500: anything else.
     #[error("{0}")]
     Internal(String),
-    /// The request must be served by another worker (the leader, or the owner of a task):
-    /// `Some` its REST URL as advertised (e.g. `http://127.0.0.1:8083/`), `None` when no leader
-    /// is known (a rebalance is in progress). REST forwards it (Kafka Connect's
-    /// `NotLeaderException` / `NotAssignedException`).
-    #[error("This request must be served by another worker of the cluster")]
+    /// 503: this worker cannot serve the request yet (e.g. it has not read the session key).
+    #[error("{0}")]
+    Unavailable(String),
+    /// This request must be served by another worker: the leader (writes: create, update,
+    /// PATCH, delete, pause/resume/stop, restart a connector, alter/reset offsets, task
+    /// configurations) or the worker that runs a task (restarting it). `Some(url)`: that
+    /// worker's REST URL as it advertises it (e.g. `http://127.0.0.1:8083/`); `None`: no
+    /// leader is known (a rebalance is in progress). REST forwards the request (Kafka Connect's
+    /// `RequestTargetException`: `NotLeaderException`, `NotAssignedException`); see
+    /// [`crate::rest::forward`].
+    #[error("{}", match .0 {
+        Some(url) => format!("This request must be served by the worker at {url}"),
+        None => "This request must be served by the leader, which is not known yet".to_owned(),
+    })]
     Forward(Option<String>),
+}
+
+impl HerderError {
+    /// Kafka Connect's 409 when a request raced a configuration change
+    /// (`RebalanceNeededException`): the caller may retry.
+    pub fn rebalance_needed() -> Self {
+        Self::Conflict(
+            "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
+                .to_owned(),
+        )
+    }
+}
+
+impl From<distributed::request_signature::Rejection> for HerderError {
+    /// Kafka Connect's status for each refusal: 400, 403 (invalid signature) or 503 (no
+    /// session key yet).
+    fn from(rejection: distributed::request_signature::Rejection) -> Self {
+        let message = rejection.to_string();
+        match rejection.status() {
+            403 => Self::Forbidden(message),
+            503 => Self::Unavailable(message),
+            _ => Self::BadRequest(message),
+        }
+    }
+}
+
+/// The signature of an internal request (KIP-507) as received: the two header values and the
+/// exact body bytes they sign (Kafka Connect's `InternalRequestSignature`). REST passes `None`
+/// when either header is absent, as Kafka Connect does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InternalSignature {
+    /// The value of `X-Connect-Request-Signature-Algorithm` (a Java MAC name, `HmacSHA256`).
+    pub algorithm: String,
+    /// The value of `X-Connect-Authorization` (the base64 MAC of `body`).
+    pub signature: String,
+    /// The request body exactly as received.
+    pub body: Vec<u8>,
+}
+
+impl InternalSignature {
+    /// Checks `signature` (`None`: the request was not signed) against the session `key` (`None`:
+    /// not read yet) and the accepted algorithms (`inter.worker.verification.algorithms`), with
+    /// [`request_signature::verify`](distributed::request_signature::verify).
+    ///
+    /// # Errors
+    /// The refusal, as a [`HerderError`] with Kafka Connect's status (400, 403 or 503).
+    pub fn check(
+        signature: Option<&Self>,
+        key: Option<&distributed::request_signature::SigningKey>,
+        accepted: &[String],
+    ) -> Result<(), HerderError> {
+        let (algorithm, mac, body) = match signature {
+            Some(s) => (
+                Some(s.algorithm.as_str()),
+                Some(s.signature.as_str()),
+                &s.body[..],
+            ),
+            None => (None, None, &[][..]),
+        };
+        distributed::request_signature::verify(algorithm, mac, body, key, accepted)
+            .map_err(HerderError::from)
+    }
 }
 
 /// What a connector should be doing (Kafka Connect's `TargetState`).
@@ -104,6 +175,31 @@ pub(crate) enum Request {
         bool,
         oneshot::Sender<Result<Vec<String>, HerderError>>,
     ),
+    /// `POST /connectors/{name}/tasks` (internal, Kafka Connect's `putTaskConfigs`): a follower
+    /// whose connector planned new task configurations sends them to the leader.
+    ///
+    /// The standalone herder refuses it (answered by
+    /// [`HerderCore::answer`](core::HerderCore::answer): 500 `Kafka Connect in standalone mode
+    /// does not support externally setting task configurations.`). The distributed herder must
+    /// match this variant itself, before handing requests to the core, and:
+    /// 1. when the cluster signs its requests, check the signature with
+    ///    [`InternalSignature::check`]`(signature.as_ref(), current session key,
+    ///    inter.worker.verification.algorithms)` (which calls
+    ///    [`request_signature::verify`](distributed::request_signature::verify)) and answer a
+    ///    refusal as it is (400/403/503 with Kafka Connect's message; `None`:
+    ///    `Internal request missing required signature`, 400);
+    /// 2. when this worker is not the leader: `Err(HerderError::Forward(leader_url))` (REST then
+    ///    forwards the request, signature headers included, to the leader);
+    /// 3. an unknown connector: `NotFound("Connector <name> not found")`;
+    /// 4. otherwise write the task configurations to the config topic (then the commit record)
+    ///    and answer `Ok(())` (REST 204).
+    PutTaskConfigs {
+        name: String,
+        configs: Vec<ConfigMap>,
+        /// `None` when either signature header is absent.
+        signature: Option<InternalSignature>,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    },
     IdleFor(std::time::Duration, oneshot::Sender<bool>),
     Shutdown(oneshot::Sender<crate::worker::StopReport>),
 }
@@ -352,6 +448,30 @@ impl HerderHandle {
         self.ask(|r| Request::Topics(name.to_owned(), reset, r))
             .await
             .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Writes task configurations received from another worker (internal `POST
+    /// /connectors/{name}/tasks`, Kafka Connect's `putTaskConfigs`), after the distributed
+    /// herder checked `signature` against the session key.
+    ///
+    /// # Errors
+    /// Standalone: Internal (`Kafka Connect in standalone mode does not support externally
+    /// setting task configurations.`). Distributed: the signature's refusal, `Forward` when
+    /// this worker is not the leader, NotFound for an unknown connector.
+    pub async fn put_task_configs(
+        &self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+        signature: Option<InternalSignature>,
+    ) -> Result<(), HerderError> {
+        self.ask(|reply| Request::PutTaskConfigs {
+            name: name.to_owned(),
+            configs,
+            signature,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
     }
 
     /// Whether every task has been idle (or has ended) for `d`.

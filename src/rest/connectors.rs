@@ -26,7 +26,10 @@ pub(super) fn routes() -> Router<AppState> {
             get(get_connector_config).put(put_connector_config),
         )
         .route("/connectors/{connector}/status", get(get_connector_status))
-        .route("/connectors/{connector}/tasks", get(get_task_configs))
+        .route(
+            "/connectors/{connector}/tasks",
+            get(get_task_configs).post(super::internal::put_task_configs),
+        )
         .route(
             "/connectors/{connector}/tasks/{task}/status",
             get(get_task_status),
@@ -209,7 +212,7 @@ fn created(headers: &HeaderMap, name: &str, info: ConnectorInfo) -> Response {
 /// `path` as the absolute URL Kafka Connect (Jersey) puts in `Location`: resolved against
 /// `http://` and the request's `Host` header; the bare path when the request has no usable
 /// `Host` (HTTP/1.0).
-fn absolute(headers: &HeaderMap, path: &str) -> String {
+pub(super) fn absolute(headers: &HeaderMap, path: &str) -> String {
     match headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -237,7 +240,7 @@ pub(super) fn location(name: &str) -> String {
 
 /// A JSON object of configuration values as strings (numbers and booleans are taken as their
 /// text, as Jackson does for a `Map<String, String>`).
-fn config_map(body: serde_json::Map<String, Value>) -> Result<ConfigMap, RestError> {
+pub(super) fn config_map(body: serde_json::Map<String, Value>) -> Result<ConfigMap, RestError> {
     body.into_iter()
         .map(|(key, value)| {
             let text = match value {

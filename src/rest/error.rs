@@ -25,7 +25,16 @@ pub struct RestError {
     pub status: StatusCode,
     /// The body's `message`.
     pub message: String,
+    /// Set when the herder said another worker must serve the request
+    /// ([`HerderError::Forward`]): the response carries it as a [`ForwardTo`] extension for
+    /// the forwarding layer ([`super::forward`]), which replaces the response.
+    forward: Option<ForwardTo>,
 }
+
+/// Response extension: the request must be sent to the worker at this REST URL (`None`: no
+/// leader known). Set by a [`RestError`] made from [`HerderError::Forward`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForwardTo(pub Option<String>);
 
 /// Kafka Connect's `ErrorMessage` entity.
 #[derive(Serialize)]
@@ -40,6 +49,16 @@ impl RestError {
         Self {
             status,
             message: message.into(),
+            forward: None,
+        }
+    }
+
+    /// The error of a request another worker must serve (the worker at `url`, or the unknown
+    /// leader): without the forwarding layer, 409 with Kafka Connect's no-leader message.
+    pub fn forward(url: Option<String>) -> Self {
+        Self {
+            forward: Some(ForwardTo(url)),
+            ..Self::new(StatusCode::CONFLICT, super::forward::NO_LEADER_URL)
         }
     }
 
@@ -80,11 +99,8 @@ impl From<HerderError> for RestError {
             HerderError::BadRequest(m) => Self::bad_request(m),
             HerderError::Internal(m) => Self::internal(m),
             HerderError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
-            // Until REST forwards: Kafka Connect's answer when it cannot.
-            HerderError::Forward(_) => Self::new(
-                StatusCode::CONFLICT,
-                "Cannot complete request because of a conflicting operation (e.g. worker rebalance)",
-            ),
+            HerderError::Unavailable(m) => Self::new(StatusCode::SERVICE_UNAVAILABLE, m),
+            HerderError::Forward(url) => Self::forward(url),
         }
     }
 }
@@ -95,7 +111,11 @@ impl IntoResponse for RestError {
             error_code: self.status.as_u16(),
             message: &self.message,
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(forward) = self.forward {
+            response.extensions_mut().insert(forward);
+        }
+        response
     }
 }
 
@@ -235,12 +255,42 @@ mod tests {
             (HerderError::Conflict("b".into()), 409),
             (HerderError::BadRequest("c".into()), 400),
             (HerderError::Internal("d".into()), 500),
+            (HerderError::Forbidden("e".into()), 403),
+            (HerderError::Unavailable("f".into()), 503),
         ];
         for (e, status) in cases {
             let message = e.to_string();
             let r = RestError::from(e);
             assert_eq!(r.status.as_u16(), status);
             assert_eq!(r.message, message);
+        }
+    }
+
+    #[test]
+    fn forward_errors_are_marked_for_the_forwarding_layer() {
+        let url = Some("http://10.0.0.2:8083/".to_owned());
+        let e = RestError::from(HerderError::Forward(url.clone()));
+        assert_eq!(e.status, StatusCode::CONFLICT);
+        let response = e.into_response();
+        assert_eq!(
+            response.extensions().get::<ForwardTo>(),
+            Some(&ForwardTo(url))
+        );
+        let plain = RestError::from(HerderError::Conflict("x".into())).into_response();
+        assert!(plain.extensions().get::<ForwardTo>().is_none());
+    }
+
+    #[test]
+    fn signature_refusals_keep_kafka_connects_status() {
+        use crate::herder::distributed::request_signature::Rejection;
+        for (rejection, status) in [
+            (Rejection::Missing, 400),
+            (Rejection::Invalid, 403),
+            (Rejection::NoSigningKey, 503),
+        ] {
+            let message = rejection.to_string();
+            let e = RestError::from(HerderError::from(rejection));
+            assert_eq!((e.status.as_u16(), e.message), (status, message));
         }
     }
 

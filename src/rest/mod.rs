@@ -6,9 +6,18 @@
 //!
 //! One resource per file: [`root`] (`/`, `/health`), [`connectors`] (`/connectors/...`),
 //! [`plugins`] (`/connector-plugins`); [`error`] holds the error body and extractors.
+//!
+//! Every worker serves the whole API: a request the herder says another worker must serve
+//! (writes on a follower, a task restart on a worker not running the task) is forwarded to it
+//! by one layer, [`forward`], with Kafka Connect's `forward` hop parameter; [`client`] is the
+//! HTTP client for it and for [`internal_client`] (signed task configurations to the leader).
 
+pub mod client;
 pub mod connectors;
 pub mod error;
+pub mod forward;
+mod internal;
+pub mod internal_client;
 pub mod lifecycle;
 pub mod listeners;
 pub mod loggers;
@@ -52,7 +61,7 @@ pub struct AppState {
 }
 
 /// Facts about the worker that the REST API reports besides the herder's answers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct WorkerInfo {
     /// The id of the Kafka cluster the worker uses (`kafka_cluster_id` of `GET /`); `None` on
     /// the embedded log, which belongs to no Kafka cluster.
@@ -63,6 +72,8 @@ pub struct WorkerInfo {
     /// The worker's config providers: `PUT /connector-plugins/{p}/config/validate` resolves
     /// placeholders with them before validating.
     pub providers: Arc<crate::config::providers::ConfigProviders>,
+    /// The client that forwards requests to other workers (TLS as the https listeners).
+    pub rest_client: client::RestClient,
 }
 
 impl WorkerInfo {
@@ -76,12 +87,14 @@ impl WorkerInfo {
                 config.header_converter_class().to_owned(),
             ],
             providers: config.providers().clone(),
+            rest_client: client::RestClient::new(config),
         }
     }
 }
 
 /// The REST API's routes, with Kafka Connect's error body for unknown paths and methods.
 pub fn router(state: AppState) -> Router {
+    let forwarding = axum::middleware::from_fn_with_state(state.clone(), forward::layer);
     Router::new()
         .merge(root::routes())
         .merge(connectors::routes())
@@ -96,6 +109,8 @@ pub fn router(state: AppState) -> Router {
         // After every route: it applies to the routes already added.
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES))
+        // Outermost: it keeps the body to forward the request when the herder says so.
+        .layer(forwarding)
         .with_state(state)
 }
 
