@@ -67,12 +67,16 @@ fn source(class: &str, input: &Path, topic: &str) -> Value {
 }
 
 /// A FileStreamSink with `tasks` tasks writing `topic` into `file` (relative: one per worker).
+/// Its consumer group is named after the topic and the file (`consumer.override.group.id`):
+/// the tests share one broker and run in parallel, so groups named after the connector
+/// (`connect-dst`) would make the sinks of different tests rebalance each other.
 fn sink(class: &str, topic: &str, tasks: usize, file: &str) -> Value {
     json!({
         "connector.class": class,
         "tasks.max": tasks.to_string(),
         "file": file,
         "topics": topic,
+        "consumer.override.group.id": format!("{topic}-{file}"),
     })
 }
 
@@ -590,16 +594,26 @@ fn source_position(worker: &Worker, connector: &str) -> Option<u64> {
 }
 
 /// The sum of a sink's committed `kafka_offset`s over its partitions.
-fn sink_committed(worker: &Worker, connector: &str) -> Option<u64> {
+/// Only `topic`'s partitions count: sink groups are named after their connector
+/// (`connect-<name>`), and the shared broker keeps the groups of earlier runs.
+fn sink_committed(worker: &Worker, connector: &str, topic: &str) -> Option<u64> {
     offsets(worker, connector)?
         .as_array()?
         .iter()
+        .filter(|o| o["partition"]["kafka_topic"] == topic)
         .map(|o| o["offset"]["kafka_offset"].as_u64())
         .sum()
 }
 
 /// Waits until the source committed the whole input and each sink committed `records`.
-fn wait_committed(worker: &Worker, src: &str, input: &Path, sinks: &[&str], records: u64) {
+fn wait_committed(
+    worker: &Worker,
+    src: &str,
+    input: &Path,
+    topic: &str,
+    sinks: &[&str],
+    records: u64,
+) {
     let len = std::fs::metadata(input).expect("input").len();
     wait_for(
         "the source's offsets committed to the end of its file",
@@ -610,7 +624,7 @@ fn wait_committed(worker: &Worker, src: &str, input: &Path, sinks: &[&str], reco
         wait_for(
             &format!("{s}'s offsets committed ({records})"),
             COPY,
-            || sink_committed(worker, s) == Some(records),
+            || sink_committed(worker, s, topic) == Some(records),
         );
     }
 }
@@ -681,6 +695,7 @@ fn a_restarted_cluster_comes_back_from_its_topics() {
         &cluster.workers[0],
         "src",
         &input,
+        &topic,
         &["dst", "paused", "stopped"],
         FIRST as u64,
     );

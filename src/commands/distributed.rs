@@ -24,6 +24,8 @@ use crate::herder::distributed::herder::DistributedHerder;
 use crate::herder::distributed::member_config::member_config;
 use crate::herder::{HerderError, HerderHandle};
 use crate::plugins::PluginRegistry;
+use crate::rest::client::RestClient;
+use crate::rest::internal_client;
 use crate::rest::RestServer;
 use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec};
 use crate::storage::topic_offsets::TopicOffsetStore;
@@ -123,8 +125,9 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         info!("Distributed worker started (a one-worker cluster on the embedded log).");
     }
     let (handle, herder_task) = herder.spawn();
+    let client = RestClient::new(&worker_config);
     for spec in specs {
-        if let Err(e) = submit(&handle, &spec.name, spec.raw_props.clone()).await {
+        if let Err(e) = submit(&handle, &client, &spec.name, spec.raw_props.clone()).await {
             let _ = handle.shutdown().await;
             let _ = herder_task.await;
             topics.close().await;
@@ -155,7 +158,12 @@ const SUBMIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Creates or updates connector `name` in the cluster: through this worker when it leads,
 /// through the leader otherwise, once the group has one.
-async fn submit(handle: &HerderHandle, name: &str, config: ConfigMap) -> Result<(), HerderError> {
+async fn submit(
+    handle: &HerderHandle,
+    client: &RestClient,
+    name: &str,
+    config: ConfigMap,
+) -> Result<(), HerderError> {
     let deadline = tokio::time::Instant::now() + SUBMIT_TIMEOUT;
     loop {
         match handle
@@ -166,9 +174,9 @@ async fn submit(handle: &HerderHandle, name: &str, config: ConfigMap) -> Result<
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             }
             Err(HerderError::Forward(Some(leader))) => {
-                return Err(HerderError::Internal(format!(
-                    "Connector files are submitted by the leader only; submit {name} through {leader}"
-                )));
+                return internal_client::put_connector_config(client, &leader, name, &config)
+                    .await
+                    .map_err(|e| HerderError::Internal(e.to_string()));
             }
             Err(HerderError::Forward(None)) => {
                 return Err(HerderError::Internal(format!(

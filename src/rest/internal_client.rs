@@ -73,6 +73,40 @@ pub async fn put_task_configs(
     key: Option<(&SigningKey, MacAlgorithm)>,
 ) -> Result<(), ForwardError> {
     let body = serde_json::to_vec(configs)?;
+    let url = task_configs_url(leader_url, connector);
+    send_json(client, Method::POST, url, body, key).await
+}
+
+/// Creates or updates connector `connector` through the worker at `worker_url` (its advertised
+/// REST URL): `PUT {worker_url}connectors/{connector}/config` with `config` as body, as a user
+/// would (that worker forwards it to its leader when it is not the leader).
+///
+/// # Errors
+/// No answer, or a non-2xx answer ([`ForwardError::Refused`] with the status and message).
+pub async fn put_connector_config(
+    client: &RestClient,
+    worker_url: &str,
+    connector: &str,
+    config: &ConfigMap,
+) -> Result<(), ForwardError> {
+    let body = serde_json::to_vec(config)?;
+    let url = format!(
+        "{}{}/config",
+        worker_url.trim_end_matches('/'),
+        super::connectors::location(connector)
+    );
+    send_json(client, Method::PUT, url, body, None).await
+}
+
+/// Sends `body` (JSON) to `url`, signed with `key` over exactly those bytes; a non-2xx answer
+/// is a [`ForwardError::Refused`] with Kafka Connect's message.
+async fn send_json(
+    client: &RestClient,
+    method: Method,
+    url: String,
+    body: Vec<u8>,
+    key: Option<(&SigningKey, MacAlgorithm)>,
+) -> Result<(), ForwardError> {
     let mut headers = HeaderMap::new();
     headers.insert(
         header::CONTENT_TYPE,
@@ -91,9 +125,8 @@ pub async fn put_task_configs(
             }
         }
     }
-    let url = task_configs_url(leader_url, connector);
     let answer = client
-        .send(Method::POST, &url, headers, Bytes::from(body))
+        .send(method, &url, headers, Bytes::from(body))
         .await?;
     if answer.status.is_success() {
         return Ok(());

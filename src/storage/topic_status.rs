@@ -104,6 +104,11 @@ impl TopicStatusStore {
         lock(&self.state).connector(name).cloned()
     }
 
+    /// The connectors with a status.
+    pub fn connectors(&self) -> Vec<String> {
+        lock(&self.state).connectors()
+    }
+
     /// The statuses of connector `name`'s tasks, by task id.
     pub fn tasks(&self, name: &str) -> Vec<(u32, Status)> {
         lock(&self.state)

@@ -22,7 +22,9 @@ use super::request_signature::{MacAlgorithm, SigningKey};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::herder::core::{invalid_config, HerderCore};
 use crate::herder::spec::connector_spec;
-use crate::herder::{HerderError, HerderHandle, Request, TargetState};
+use crate::herder::{HerderError, HerderHandle, InternalSignature, Request, TargetState};
+use crate::rest::client::RestClient;
+use crate::rest::internal_client;
 use crate::storage::internal::config_state::{
     connector_config_records, connector_removal_records, task_config_records,
 };
@@ -86,12 +88,22 @@ pub(super) struct Group {
     pub(super) is_leader: bool,
 }
 
-/// How the session key is made and checked (KIP-507).
+/// How the session key is made, requests to other workers signed, and theirs checked (KIP-507).
 struct Signing {
     key_algorithm: MacAlgorithm,
     key_size: Option<u32>,
     key_ttl: Duration,
+    /// `inter.worker.signature.algorithm`.
+    signature_algorithm: MacAlgorithm,
+    /// `inter.worker.verification.algorithms`.
+    accepted: Vec<String>,
+    /// The client of requests to other workers.
+    client: RestClient,
 }
+
+/// How long a follower waits before its connector plans its tasks again after the leader
+/// could not take them (Kafka Connect's reconfiguration backoff is 250 ms).
+const RESUBMIT_BACKOFF: Duration = Duration::from_millis(500);
 
 /// The distributed herder.
 pub struct DistributedHerder {
@@ -122,6 +134,11 @@ pub struct DistributedHerder {
     /// Something changed since the last reconciliation.
     pub(super) dirty: bool,
     signing: Signing,
+    /// Connectors whose task configurations the leader did not take: planned again.
+    resubmit: (
+        mpsc::UnboundedSender<String>,
+        mpsc::UnboundedReceiver<String>,
+    ),
 }
 
 impl DistributedHerder {
@@ -168,6 +185,12 @@ impl DistributedHerder {
                     .and_then(|v| u64::try_from(v).ok())
                     .unwrap_or(3_600_000),
             ),
+            signature_algorithm: values
+                .string("inter.worker.signature.algorithm")
+                .and_then(MacAlgorithm::from_java_name)
+                .unwrap_or(MacAlgorithm::HmacSha256),
+            accepted: values.list("inter.worker.verification.algorithms").to_vec(),
+            client: RestClient::new(worker),
         };
         let mut herder = Self {
             core,
@@ -188,6 +211,7 @@ impl DistributedHerder {
             published: Default::default(),
             dirty: true,
             signing,
+            resubmit: mpsc::unbounded_channel(),
         };
         herder.drain();
         herder.state.mark_started();
@@ -224,6 +248,7 @@ impl DistributedHerder {
             }
         }
         self.settle().await;
+        self.remove_stale_statuses().await;
         Ok(())
     }
 
@@ -399,6 +424,7 @@ impl DistributedHerder {
                     }
                 }
                 self.ensure_session_key().await;
+                self.remove_stale_statuses().await;
             }
             MemberEvent::Revoked(items) => {
                 self.assignment.remove_all(&items);
@@ -473,16 +499,101 @@ impl DistributedHerder {
         Ok(())
     }
 
+    /// The session key read from the config topic, if its algorithm is known.
+    fn session_key(&self) -> Option<SigningKey> {
+        let key = self.state.session_key()?;
+        Some(SigningKey {
+            key: key.key.clone(),
+            algorithm: MacAlgorithm::from_java_name(&key.algorithm)?,
+        })
+    }
+
     /// Stores the task configurations connector `name` planned: the leader writes them; a
-    /// follower's are written too (see docs/compatibility.md).
+    /// follower sends them to the leader, signed with the session key (Kafka Connect's
+    /// internal `POST /connectors/{c}/tasks`), and plans again if the leader does not take them.
     pub(super) async fn submit_task_configs(
         &mut self,
         name: &str,
         planned: &[ConfigMap],
     ) -> Result<(), HerderError> {
-        info!(connector = %name, tasks = planned.len(), "Writing new task configurations.");
-        let records = task_config_records(name, planned.iter().map(props).collect());
-        self.write(records).await
+        let leader_url = match &self.group {
+            Some(group) if !group.is_leader => group.leader_url.clone(),
+            _ => {
+                info!(connector = %name, tasks = planned.len(), "Writing new task configurations.");
+                let records = task_config_records(name, planned.iter().map(props).collect());
+                return self.write(records).await;
+            }
+        };
+        info!(connector = %name, tasks = planned.len(), leader = ?leader_url, "Sending new task configurations to the leader.");
+        let client = self.signing.client.clone();
+        let key = self.session_key();
+        let algorithm = self.signing.signature_algorithm;
+        let retry = self.resubmit.0.clone();
+        let (name, planned) = (name.to_owned(), planned.to_vec());
+        tokio::spawn(async move {
+            let sent = match &leader_url {
+                Some(url) => internal_client::put_task_configs(
+                    &client,
+                    url,
+                    &name,
+                    &planned,
+                    key.as_ref().map(|k| (k, algorithm)),
+                )
+                .await
+                .map_err(|e| e.to_string()),
+                None => Err("no leader is known".to_owned()),
+            };
+            if let Err(e) = sent {
+                warn!(connector = %name, error = %e, "The leader did not take the task configurations; planning again.");
+                tokio::time::sleep(RESUBMIT_BACKOFF).await;
+                let _ = retry.send(name);
+            }
+        });
+        Ok(())
+    }
+
+    /// The internal `POST /connectors/{c}/tasks` on the leader: task configurations planned by
+    /// the connector on another worker.
+    async fn put_task_configs(
+        &mut self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+        signature: Option<&InternalSignature>,
+    ) -> Result<(), HerderError> {
+        InternalSignature::check(
+            signature,
+            self.session_key().as_ref(),
+            &self.signing.accepted,
+        )?;
+        self.require_leader()?;
+        if !self.state.contains(name) {
+            return Err(HerderError::NotFound(format!("Connector {name} not found")));
+        }
+        let stored: Vec<ConfigMap> = self
+            .state
+            .task_configs(name)
+            .into_iter()
+            .map(|(_, p)| config_map(p))
+            .collect();
+        if stored != configs || self.state.inconsistent().contains(name) {
+            info!(connector = %name, tasks = configs.len(), "Writing task configurations sent by another worker.");
+            self.write(task_config_records(
+                name,
+                configs.iter().map(props).collect(),
+            ))
+            .await?;
+            self.settle().await;
+        }
+        Ok(())
+    }
+
+    /// Plans connector `name`'s tasks again (its instance restarts) if it still runs here.
+    async fn replan(&mut self, name: &str) {
+        if self.running_connectors.remove(name).is_some() {
+            self.core.worker.stop_connector_instance(name).await;
+            self.dirty = true;
+            self.settle().await;
+        }
     }
 
     /// Runs the actor; returns its handle and task.
@@ -523,6 +634,10 @@ impl DistributedHerder {
                             self.group = None;
                         }
                     }
+                    continue;
+                }
+                Some(name) = self.resubmit.1.recv() => {
+                    self.replan(&name).await;
                     continue;
                 }
                 _ = tick.tick() => {
@@ -574,6 +689,17 @@ impl DistributedHerder {
                     reply,
                 } => {
                     let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
+                }
+                Request::PutTaskConfigs {
+                    name,
+                    configs,
+                    signature,
+                    reply,
+                } => {
+                    let _ = reply.send(
+                        self.put_task_configs(&name, configs, signature.as_ref())
+                            .await,
+                    );
                 }
                 Request::Offsets(name, reply) => {
                     if let Err(e) = self.offsets.log().read_to_end().await {

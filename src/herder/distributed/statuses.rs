@@ -132,7 +132,11 @@ impl DistributedHerder {
             if now.contains_key(key) {
                 continue;
             }
-            if self.state.contains(&key.0) {
+            let configured = self.state.contains(&key.0)
+                && key
+                    .1
+                    .is_none_or(|task| self.state.tasks(&key.0).contains(&task));
+            if configured {
                 let status = Status {
                     state: ComponentState::Unassigned,
                     trace: None,
@@ -142,7 +146,8 @@ impl DistributedHerder {
                 };
                 writes.push((record(key, Some(status)), true));
             } else {
-                // Deleted: Kafka Connect's DESTROYED, a tombstone.
+                // Deleted (a connector, or a task its connector no longer has): Kafka
+                // Connect's DESTROYED, a tombstone.
                 writes.push((record(key, None), false));
             }
         }
@@ -155,6 +160,34 @@ impl DistributedHerder {
             }
         }
         self.published = now;
+    }
+
+    /// The leader removes the statuses of connectors and tasks that are no longer configured
+    /// (Kafka Connect does it after each rebalance), e.g. those a dead worker left behind.
+    pub(super) async fn remove_stale_statuses(&mut self) {
+        if !self.is_leader() {
+            return;
+        }
+        let mut stale = Vec::new();
+        for name in self.statuses.connectors() {
+            let configured: Vec<u32> = if self.state.contains(&name) {
+                self.state.tasks(&name)
+            } else {
+                stale.push((name.clone(), None));
+                Vec::new()
+            };
+            for (task, _) in self.statuses.tasks(&name) {
+                if !configured.contains(&task) {
+                    stale.push((name.clone(), Some(task)));
+                }
+            }
+        }
+        // Tasks first, then their connector, as Kafka Connect.
+        stale.sort_by_key(|(_, task)| task.is_none());
+        for key in stale {
+            debug!(connector = %key.0, task = ?key.1, "Removing the status of a removed connector or task.");
+            self.statuses.put(record(&key, None)).await;
+        }
     }
 
     /// `/connectors/{c}/status`, from the status topic.
