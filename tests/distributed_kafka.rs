@@ -824,6 +824,43 @@ fn writes_through_any_worker_reach_every_worker() {
         );
         cluster.converged_status(&name, CONVERGE, |s| all_in_state(s, "RUNNING", 1));
     }
+    // The offsets endpoints work through any worker: via-0's committed source offset is read
+    // on every worker, and a reset sent to followers (forwarded to the leader) empties it
+    // everywhere.
+    let len = std::fs::metadata(data.path("via-0.txt")).unwrap().len();
+    cluster.wait_all("via-0's committed offset on every worker", CONVERGE, |w| {
+        source_position(w, "via-0") == Some(len)
+    });
+    let r = put(&cluster.workers[1], "/connectors/via-0/stop", &json!({}));
+    assert_eq!(r.status, 204, "{}", r.body);
+    cluster.converged_status("via-0", CONVERGE, |s| all_in_state(s, "STOPPED", 0));
+    for i in [2, 0] {
+        let r = send_retrying(&cluster.workers[i], "DELETE", "/connectors/via-0/offsets");
+        assert_eq!(r.status, 200, "DELETE offsets on worker {i}: {}", r.body);
+        assert_eq!(
+            r.json()["message"],
+            "The offsets for this connector have been reset successfully"
+        );
+    }
+    cluster.wait_all("via-0's offsets reset on every worker", CONVERGE, |w| {
+        offsets(w, "via-0").is_some_and(|o| o.as_array().is_some_and(Vec::is_empty))
+    });
+}
+
+/// `method path` (no body) through `worker`, asked again while the cluster answers "not now".
+fn send_retrying(worker: &Worker, method: &str, path: &str) -> support::http::Response {
+    let start = Instant::now();
+    loop {
+        match worker.client.try_send(method, path, None) {
+            Ok(r) if !retriable(r.status) => return r,
+            other => assert!(
+                start.elapsed() < CONVERGE,
+                "{method} {path} on {}: still {other:?} after {CONVERGE:?}",
+                worker.worker_id()
+            ),
+        }
+        std::thread::park_timeout(Duration::from_millis(200));
+    }
 }
 
 /// The Java class names of the FileStream connectors (connect-rs takes them as aliases).

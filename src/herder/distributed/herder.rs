@@ -413,8 +413,10 @@ impl DistributedHerder {
                     group.is_leader = a.is_leader;
                 }
                 // Tasks that move here resume from the offsets their last owner committed.
-                if let Err(e) = self.offsets.log().read_to_end().await {
-                    warn!(error = %e, "Could not read the offsets topic to its end.");
+                if !a.assigned.tasks.is_empty() {
+                    if let Err(e) = self.offsets.log().read_to_end().await {
+                        warn!(error = %e, "Could not read the offsets topic to its end.");
+                    }
                 }
                 self.dirty = true;
                 self.settle().await;

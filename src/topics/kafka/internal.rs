@@ -366,16 +366,41 @@ impl LogReader for KafkaLogReader {
         let topic = self.topic.clone();
         let partitions = self.partitions();
         tokio::task::spawn_blocking(move || {
+            // One ListOffsets request for every partition (timestamp -1: the latest offset),
+            // not one round trip per partition: the offsets topic has 25 by default.
+            let failed = |e: &dyn std::fmt::Display| {
+                TopicError::Retriable(format!(
+                    "Timed out while waiting to get end offsets for topic '{topic}': {e}"
+                ))
+            };
+            let mut query = TopicPartitionList::new();
+            for &p in &partitions {
+                query
+                    .add_partition_offset(&topic, p, Offset::End)
+                    .map_err(|e| failed(&e))?;
+            }
+            let answer = consumer
+                .offsets_for_times(query, REQUEST_TIMEOUT)
+                .map_err(|e| failed(&e))?;
             let mut ends = BTreeMap::new();
-            for p in partitions {
-                let (_, high) = consumer
-                    .fetch_watermarks(&topic, p, REQUEST_TIMEOUT)
-                    .map_err(|e| {
-                        TopicError::Retriable(format!(
-                            "Timed out while waiting to get end offsets for topic '{topic}': {e}"
-                        ))
-                    })?;
-                ends.insert(p, high);
+            for element in answer.elements() {
+                if let Some(e) = element.error().err() {
+                    return Err(failed(&e));
+                }
+                match element.offset() {
+                    Offset::Offset(end) => {
+                        ends.insert(element.partition(), end);
+                    }
+                    other => {
+                        return Err(failed(&format!(
+                            "partition {} answered {other:?}",
+                            element.partition()
+                        )))
+                    }
+                }
+            }
+            if ends.len() != partitions.len() {
+                return Err(failed(&"not every partition answered"));
             }
             Ok(ends)
         })
