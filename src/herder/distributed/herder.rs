@@ -571,13 +571,7 @@ impl DistributedHerder {
         if !self.state.contains(name) {
             return Err(HerderError::NotFound(format!("Connector {name} not found")));
         }
-        let stored: Vec<ConfigMap> = self
-            .state
-            .task_configs(name)
-            .into_iter()
-            .map(|(_, p)| config_map(p))
-            .collect();
-        if stored != configs || self.state.inconsistent().contains(name) {
+        if self.task_configs_differ(name, &configs) {
             info!(connector = %name, tasks = configs.len(), "Writing task configurations sent by another worker.");
             self.write(task_config_records(
                 name,
@@ -587,6 +581,18 @@ impl DistributedHerder {
             self.settle().await;
         }
         Ok(())
+    }
+
+    /// Whether `planned` differs from connector `name`'s stored task configurations (or those
+    /// are inconsistent: a commit is missing).
+    pub(super) fn task_configs_differ(&self, name: &str, planned: &[ConfigMap]) -> bool {
+        let stored: Vec<ConfigMap> = self
+            .state
+            .task_configs(name)
+            .into_iter()
+            .map(|(_, p)| config_map(p))
+            .collect();
+        stored != planned || self.state.inconsistent().contains(name)
     }
 
     /// Plans connector `name`'s tasks again (its instance restarts) if it still runs here.

@@ -178,13 +178,7 @@ impl DistributedHerder {
         if let Some(entry) = self.core.connectors.get_mut(name) {
             entry.failure = None;
         }
-        let stored: Vec<ConfigMap> = self
-            .state
-            .task_configs(name)
-            .into_iter()
-            .map(|(_, p)| config_map(p))
-            .collect();
-        if stored != planned || self.state.inconsistent().contains(name) {
+        if self.task_configs_differ(name, &planned) {
             if let Err(e) = Box::pin(self.submit_task_configs(name, &planned)).await {
                 self.fail_connector(name, e.to_string());
             }
