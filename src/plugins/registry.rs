@@ -325,6 +325,19 @@ impl PluginRegistry {
         self.entries.iter().map(|e| e.desc)
     }
 
+    /// The unambiguous aliases of the plugin whose class is `class_name` (every name but the
+    /// class name itself that finds it, in any of its kinds), sorted.
+    pub fn aliases(&self, class_name: &str) -> Vec<String> {
+        let mut out: Vec<String> = (self.names.iter())
+            .filter(|(_, i)| i.is_some_and(|i| self.entries[i].desc.class_name == class_name))
+            .map(|((_, n), _)| n.clone())
+            .filter(|n| n != class_name)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The static facts of the converter (`header`: header converter) called `name`.
     pub fn converter_desc(&self, name: &str, header: bool) -> Option<PluginDesc> {
         let group = if header {

@@ -22,7 +22,7 @@ pub use self::file::FileConfigProvider;
 pub use self::placeholder::{has_placeholder, only_placeholders, placeholders, Placeholder};
 pub use self::provider::{ConfigProvider, ProviderError};
 pub use self::registry::{
-    ConfigProviders, CONFIG_PROVIDERS, DIRECTORY_CONFIG_PROVIDER, ENV_VAR_CONFIG_PROVIDER,
-    FILE_CONFIG_PROVIDER,
+    builtin_provider_classes, ConfigProviders, CONFIG_PROVIDERS, DIRECTORY_CONFIG_PROVIDER,
+    ENV_VAR_CONFIG_PROVIDER, FILE_CONFIG_PROVIDER,
 };
 pub use self::transformer::{reverse_transform, Redactor, Resolved};

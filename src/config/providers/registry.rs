@@ -42,6 +42,24 @@ fn class_of(name: &str) -> Option<(&'static str, &'static [&'static str])> {
     })
 }
 
+/// The built-in provider classes, each with its aliases (simple name, and simple name without
+/// `ConfigProvider`), in class-name order.
+pub fn builtin_provider_classes() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out: Vec<_> = CLASSES
+        .iter()
+        .map(|(class, _)| {
+            let simple = class.rsplit('.').next().unwrap_or(class);
+            let mut aliases = vec![simple];
+            if let Some(short) = simple.strip_suffix("ConfigProvider") {
+                aliases.push(short);
+            }
+            (*class, aliases)
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// The providers a worker configured, by name.
 #[derive(Clone, Default)]
 pub struct ConfigProviders {
