@@ -31,6 +31,44 @@ pub enum Command {
     Topics(TopicsArgs),
     /// Work with dead letter queues.
     Dlq(DlqArgs),
+    /// Validate connector files offline, as `PUT /connector-plugins/{plugin}/config/validate`
+    /// would (exit 0 when all are valid, 3 when one is not, 2 when a file cannot be read).
+    Validate(ValidateArgs),
+    /// List the plugins of this binary, as `GET /connector-plugins?connectorsOnly=false`.
+    Plugins(PluginsArgs),
+}
+
+/// Output format of the offline tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// The REST API's JSON body.
+    Json,
+}
+
+/// Arguments of `validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Worker configuration whose converters and config providers apply (default: a
+    /// standalone worker's defaults).
+    #[arg(long, value_name = "WORKER_FILE")]
+    pub worker: Option<PathBuf>,
+    /// Output format: `text`, or `json` (per file the REST validate body).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Connector configurations (.properties, .json or .toml).
+    #[arg(value_name = "CONNECTOR_FILE", required = true)]
+    pub connector_files: Vec<PathBuf>,
+}
+
+/// Arguments of `plugins`.
+#[derive(Debug, clap::Args)]
+pub struct PluginsArgs {
+    /// Output format: `text`, or `json` (the REST body).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 /// Arguments of `dlq`.

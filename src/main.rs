@@ -53,6 +53,8 @@ fn main() -> ExitCode {
             }
             Command::Topics(args) => commands::topics::run(args).await,
             Command::Dlq(args) => commands::dlq::run(args).await,
+            Command::Validate(args) => commands::validate::run(&args),
+            Command::Plugins(args) => commands::plugins::run(&args),
         }
     });
     // Blocking reads still in flight (stdin, a file on a stuck mount, a FIFO without a reader)

@@ -3,9 +3,11 @@
 pub mod distributed;
 pub mod dlq;
 pub mod error_text;
+pub mod plugins;
 pub mod standalone;
 pub mod topics;
 pub mod unique_names;
+pub mod validate;
 pub mod worker_converters;
 
 /// Exit code for usage errors (as Kafka Connect).
