@@ -354,6 +354,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn aliases_are_the_unambiguous_other_names() {
+        let r = PluginRegistry::builtin();
+        assert_eq!(
+            r.aliases("org.apache.kafka.connect.file.FileStreamSinkConnector"),
+            ["FileStreamSink", "FileStreamSinkConnector"]
+        );
+        // `Value` names several nested classes: no alias.
+        assert!(r
+            .aliases("org.apache.kafka.connect.transforms.InsertField$Value")
+            .is_empty());
+        assert_eq!(
+            r.aliases("org.apache.kafka.connect.storage.StringConverter"),
+            ["String", "StringConverter"]
+        );
+        assert!(r.aliases("com.example.Nothing").is_empty());
+    }
+
+    #[test]
     fn connectors_resolve_by_class_name_and_aliases() {
         let r = PluginRegistry::builtin();
         for name in [
