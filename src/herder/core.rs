@@ -512,7 +512,12 @@ impl HerderCore {
                 .collect(),
             TargetState::Paused | TargetState::Stopped => entry.paused_tasks.clone(),
         };
-        Ok(ConnectorInfo {
+        Ok(self.connector_info(name, entry, ids))
+    }
+
+    /// `GET /connectors/{c}`'s answer: `entry`'s masked configuration and the task ids `ids`.
+    pub(crate) fn connector_info(&self, name: &str, entry: &Entry, ids: Vec<u32>) -> ConnectorInfo {
+        ConnectorInfo {
             name: name.to_owned(),
             config: self.masked(&entry.config),
             tasks: ids
@@ -523,7 +528,7 @@ impl HerderCore {
                 })
                 .collect(),
             connector_type: entry.connector_type,
-        })
+        }
     }
 
     /// The version of the connector plugin named by `entry`'s `connector.class` (connector and

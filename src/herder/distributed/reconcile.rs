@@ -218,20 +218,9 @@ impl DistributedHerder {
     /// A connector's configuration and its tasks, as stored.
     pub(super) fn info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
         let entry = self.core.entry(name)?;
-        Ok(ConnectorInfo {
-            name: name.to_owned(),
-            config: self.core.masked(&entry.config),
-            tasks: self
-                .state
-                .tasks(name)
-                .into_iter()
-                .map(|task| TaskId {
-                    connector: name.to_owned(),
-                    task,
-                })
-                .collect(),
-            connector_type: entry.connector_type,
-        })
+        Ok(self
+            .core
+            .connector_info(name, entry, self.state.tasks(name)))
     }
 
     /// A connector's stored task configurations, masked.

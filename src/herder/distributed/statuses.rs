@@ -11,7 +11,7 @@ use super::herder::DistributedHerder;
 use crate::herder::{ConnectorStateInfo, HerderError, StateInfo, TargetState, TaskStateInfo};
 use crate::storage::internal::{ComponentState, Status, StatusRecord};
 use crate::storage::TopicStatusStore;
-use crate::worker::Activity;
+use crate::worker::{Activity, TaskReport};
 
 /// A status key: the connector, and the task id for a task.
 type Key = (String, Option<u32>);
@@ -33,6 +33,17 @@ fn record(key: &Key, status: Option<Status>) -> StatusRecord {
     }
 }
 
+/// An UNASSIGNED status written by `worker_id`.
+fn unassigned(worker_id: &str, generation: i32) -> Status {
+    Status {
+        state: ComponentState::Unassigned,
+        trace: None,
+        worker_id: worker_id.to_owned(),
+        generation,
+        version: None,
+    }
+}
+
 /// Writes UNASSIGNED for everything in `published` (a worker stopping) and forgets it.
 pub async fn unassign_all(
     statuses: &TopicStatusStore,
@@ -41,13 +52,7 @@ pub async fn unassign_all(
     generation: i32,
 ) {
     for key in std::mem::take(published).into_keys() {
-        let status = Status {
-            state: ComponentState::Unassigned,
-            trace: None,
-            worker_id: worker_id.to_owned(),
-            generation,
-            version: None,
-        };
+        let status = unassigned(worker_id, generation);
         statuses.put_safe(record(&key, Some(status))).await;
     }
 }
@@ -68,12 +73,17 @@ impl DistributedHerder {
             };
             now.insert((name.clone(), None), state);
         }
+        // Each connector's configured tasks and task reports, looked up once per tick.
+        let mut tasks: BTreeMap<&str, (Vec<u32>, Vec<TaskReport>)> = BTreeMap::new();
         for task in &self.assignment.tasks {
             let name = &task.connector;
             let Ok(id) = u32::try_from(task.task) else {
                 continue;
             };
-            if !self.state.tasks(name).contains(&id) {
+            let (configured, reports) = tasks
+                .entry(name.as_str())
+                .or_insert_with(|| (self.state.tasks(name), self.core.worker.task_reports(name)));
+            if !configured.contains(&id) {
                 continue;
             }
             let key = (name.clone(), Some(id));
@@ -84,13 +94,8 @@ impl DistributedHerder {
                     if let Some(failure) = self.task_failures.get(&(name.clone(), id)) {
                         (ComponentState::Failed, Some(failure.clone()))
                     } else {
-                        let report = self
-                            .core
-                            .worker
-                            .task_reports(name)
-                            .into_iter()
-                            .find(|t| t.id == id);
-                        match report.map(|t| (t.activity, t.error)) {
+                        let report = reports.iter().find(|t| t.id == id);
+                        match report.map(|t| (t.activity, t.error.clone())) {
                             Some((Activity::Busy | Activity::Idle(_), _)) => {
                                 (ComponentState::Running, None)
                             }
@@ -137,13 +142,7 @@ impl DistributedHerder {
                     .1
                     .is_none_or(|task| self.state.tasks(&key.0).contains(&task));
             if configured {
-                let status = Status {
-                    state: ComponentState::Unassigned,
-                    trace: None,
-                    worker_id: self.core.worker_id.clone(),
-                    generation: self.generation,
-                    version: None,
-                };
+                let status = unassigned(&self.core.worker_id, self.generation);
                 writes.push((record(key, Some(status)), true));
             } else {
                 // Deleted (a connector, or a task its connector no longer has): Kafka
