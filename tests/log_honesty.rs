@@ -24,6 +24,11 @@ fn segment(w: &Workdir) -> std::path::PathBuf {
     w.path("data/t-0/00000000000000000000.log")
 }
 
+/// Bytes written into a pipe and not read yet (FIONREAD).
+fn unread_bytes(pipe: &std::fs::File) -> u64 {
+    rustix::io::ioctl_fionread(pipe).expect("FIONREAD on the fifo")
+}
+
 /// Where `needle` starts in `bytes`.
 fn find(bytes: &[u8], needle: &[u8]) -> usize {
     bytes
@@ -139,7 +144,12 @@ fn a_second_signal_says_which_records_the_next_start_repeats() {
     wait_for("the sink to write", Duration::from_secs(60), || {
         reader.is_finished()
     });
-    let _pipe = reader.join().expect("fifo reader");
+    let pipe = reader.join().expect("fifo reader");
+    // The sink is stuck only once the pipe is full; a stop before that would let its last
+    // records fit in the pipe's buffer and commit them.
+    wait_for("the sink to fill the pipe", Duration::from_secs(60), || {
+        unread_bytes(&pipe) >= 60_000
+    });
 
     let signal = |child: &std::process::Child| {
         let sent = Command::new("kill")
