@@ -117,6 +117,9 @@ pub struct StandaloneArgs {
     /// connector files to its cluster (created, or updated when they exist).
     #[arg(long)]
     pub distributed: bool,
+    /// No live progress lines and no summary table on the terminal (the log keeps its lines).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Worker configuration (.properties, .json or .toml).
     #[arg(value_name = "WORKER_FILE")]
     pub worker_file: PathBuf,
@@ -133,6 +136,9 @@ pub struct DistributedArgs {
     /// three `*.storage.topic` keys are required.
     #[arg(value_name = "WORKER_FILE")]
     pub worker_file: PathBuf,
+    /// No live progress lines and no summary table on the terminal (the log keeps its lines).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Arguments of `topics`.

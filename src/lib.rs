@@ -13,6 +13,7 @@ pub mod fs_hint;
 pub mod herder;
 pub mod logging;
 pub mod plugins;
+pub mod progress;
 pub mod rest;
 pub mod shutdown;
 pub mod storage;

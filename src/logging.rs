@@ -480,7 +480,7 @@ pub fn init(directives: &str) {
     // every level, then install the real filter: raising a level later reaches them too.
     let (filter, handle) = reload::Layer::new(EnvFilter::builder().parse_lossy("trace"));
     let fmt_layer = tfmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(crate::progress::log_writer::StderrAboveProgress)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && !no_color())
         .with_target(false);
     if tracing_subscriber::registry()

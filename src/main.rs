@@ -39,6 +39,7 @@ fn main() -> ExitCode {
                     worker_file: args.worker_file,
                     connector_files: args.connector_files,
                     exit_when_idle: args.exit_when_idle,
+                    quiet: args.quiet,
                 })
                 .await
             }
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
                     worker_file: args.worker_file,
                     connector_files: Vec::new(),
                     exit_when_idle: None,
+                    quiet: args.quiet,
                 })
                 .await
             }

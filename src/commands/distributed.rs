@@ -41,6 +41,8 @@ pub struct DistributedRun {
     pub connector_files: Vec<PathBuf>,
     /// `--exit-when-idle`.
     pub exit_when_idle: Option<std::time::Duration>,
+    /// `--quiet`: no progress lines on the terminal.
+    pub quiet: bool,
 }
 
 /// Runs a distributed worker.
@@ -148,6 +150,7 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             board,
             topics,
             exit_when_idle: args.exit_when_idle,
+            quiet: args.quiet,
         },
     )
     .await

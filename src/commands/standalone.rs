@@ -16,6 +16,7 @@ use crate::herder::spec::connector_spec;
 use crate::herder::standalone::StandaloneHerder;
 use crate::herder::HerderHandle;
 use crate::plugins::PluginRegistry;
+use crate::progress::ProgressDisplay;
 use crate::rest::{AppState, RestServer, WorkerInfo};
 use crate::storage::FileOffsetStore;
 use crate::topics::kafka::KafkaBackend;
@@ -84,6 +85,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             board,
             topics,
             exit_when_idle: args.exit_when_idle,
+            quiet: args.quiet,
         },
     )
     .await
@@ -97,6 +99,8 @@ pub(crate) struct Running {
     pub(crate) board: crate::worker::TaskBoard,
     pub(crate) topics: Topics,
     pub(crate) exit_when_idle: Option<std::time::Duration>,
+    /// `--quiet`: no live progress lines and no summary table on the terminal.
+    pub(crate) quiet: bool,
 }
 
 /// Validates connector files (all problems at once; duplicate names across files refused).
@@ -154,6 +158,7 @@ pub(crate) async fn serve_until_stopped(
         board,
         topics,
         exit_when_idle,
+        quiet,
     } = running;
     let rest_listeners = rest_server.addresses();
     let rest_stop = CancellationToken::new();
@@ -168,7 +173,13 @@ pub(crate) async fn serve_until_stopped(
     for (scheme, addr) in rest_listeners {
         info!("REST API listening on {scheme}://{addr}");
     }
+    let progress = ProgressDisplay::start(
+        board.clone(),
+        handle.clone(),
+        ProgressDisplay::wanted(quiet),
+    );
 
+    let summary_board = board.clone();
     let stopped_by = tokio::select! {
         r = crate::shutdown::first_signal(move || board.repeated_on_next_start()) => {
             r.context("Could not install signal handlers").map_err(startup)?;
@@ -185,6 +196,7 @@ pub(crate) async fn serve_until_stopped(
     let report = handle.shutdown().await;
     let _ = herder_task.await;
     topics.close().await;
+    progress.finish(&summary_board).await;
     if stopped_by == "idle" && !report.failed.is_empty() {
         return Err(CommandError::new(
             EXIT_TASK_FAILED,

@@ -203,6 +203,11 @@ pub trait TopicConsumer: Send {
     fn assignment(&self) -> Vec<TopicPartition>;
     /// Whether every assigned partition has been read to its current end.
     fn at_end(&self) -> bool;
+    /// Records between this consumer's position and the end of its assigned partitions, when
+    /// known (for progress displays; Kafka: from the client's latest statistics).
+    fn lag(&self) -> Option<u64> {
+        None
+    }
     /// A pending revocation of partitions, to drain before the next poll.
     fn take_revocation(&mut self) -> Option<Revocation> {
         None

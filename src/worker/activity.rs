@@ -44,8 +44,15 @@ pub struct TaskActivity {
     topics: Mutex<std::collections::BTreeSet<String>>,
     /// Why the task's input is missing, while it is (see `SourceTask::input_unavailable`).
     unavailable: Mutex<Option<String>>,
-    /// Records and bytes moved, for the final log line.
+    /// Records and bytes moved out (produced to topics, put to the sink), for the final log
+    /// line and progress displays.
     pub throughput: super::throughput::Throughput,
+    /// Records (and, for sinks, bytes) taken in: polled from the source, read from topics.
+    pub inflow: super::throughput::Throughput,
+    /// How far a source task has read into an input of known size.
+    input_progress: Mutex<Option<connect_api::InputProgress>>,
+    /// Records a sink task has still to read to reach the end of its partitions.
+    lag: Mutex<Option<u64>>,
     /// Error counters (`errors.*` handling), kept across restarts of the task instance.
     pub errors: Arc<super::error_counters::ErrorCounters>,
 }
@@ -61,6 +68,9 @@ impl TaskActivity {
             topics: Mutex::new(std::collections::BTreeSet::new()),
             unavailable: Mutex::new(None),
             throughput: super::throughput::Throughput::new(),
+            inflow: super::throughput::Throughput::new(),
+            input_progress: Mutex::new(None),
+            lag: Mutex::new(None),
             errors: Arc::default(),
         }
     }
@@ -68,6 +78,40 @@ impl TaskActivity {
     /// Records why the task's input is missing (`None`: it is not).
     pub fn set_unavailable(&self, reason: Option<String>) {
         *self.unavailable.lock().unwrap_or_else(|e| e.into_inner()) = reason;
+    }
+
+    /// Records how far the task has read into its input (`None`: size unknown).
+    pub fn set_input_progress(&self, progress: Option<connect_api::InputProgress>) {
+        *self
+            .input_progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = progress;
+    }
+
+    /// How far the task has read into an input of known size, if it reported it.
+    pub fn input_progress(&self) -> Option<connect_api::InputProgress> {
+        *self
+            .input_progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the records a sink task has still to read (`None`: not known).
+    pub fn set_lag(&self, lag: Option<u64>) {
+        *self.lag.lock().unwrap_or_else(|e| e.into_inner()) = lag;
+    }
+
+    /// Records a sink task has still to read to the end of its partitions, if known.
+    pub fn lag(&self) -> Option<u64> {
+        *self.lag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The connector and task id of this task's name (`<connector>-<task>`).
+    pub fn connector_and_task(&self) -> (&str, u32) {
+        self.name
+            .rsplit_once('-')
+            .and_then(|(c, t)| Some((c, t.parse().ok()?)))
+            .unwrap_or((self.name.as_str(), 0))
     }
 
     /// Why the task's input is missing, if it is and the task moved no record at all.
@@ -184,6 +228,11 @@ impl TaskBoard {
     /// Adds a task's cell (replacing the cell of an earlier instance of the same task).
     pub fn register(&self, activity: &Arc<TaskActivity>) {
         self.cells().insert(activity.name.clone(), activity.clone());
+    }
+
+    /// The cells of the tasks running now, by name.
+    pub fn cells_now(&self) -> Vec<Arc<TaskActivity>> {
+        self.cells().values().cloned().collect()
     }
 
     /// Forgets the task called `name`.

@@ -91,13 +91,20 @@ impl SinkTaskRunner {
                 self.drain(st, revocation).await?;
             }
             self.open_new_partitions(st).await?;
+            self.activity.set_lag(self.consumer.lag());
             if polled.is_empty() {
                 if self.consumer.at_end() {
                     self.activity.idle();
                 }
             } else {
                 self.activity.busy();
-                if !self.deliver(&polled, &cancel).await? {
+                let bytes = polled
+                    .iter()
+                    .map(|r| record_bytes(r.key.as_deref(), r.value.as_deref(), &r.headers))
+                    .sum();
+                let count = u64::try_from(polled.len()).unwrap_or(u64::MAX);
+                self.activity.inflow.add("read", count, bytes);
+                if !self.deliver(&polled, bytes, &cancel).await? {
                     return Ok(());
                 }
                 let mut last_topic: Option<&str> = None;
@@ -168,13 +175,15 @@ impl SinkTaskRunner {
         Ok(())
     }
 
-    /// Converts, transforms and puts one polled batch, each record under the error handler;
+    /// Converts, transforms and puts one polled batch (`bytes` in all), each record under the
+    /// error handler;
     /// retriable `put` errors redeliver the batch after Kafka's backoff. Dead letter queue
     /// records are durable before the batch counts as delivered. Returns false when cancelled
     /// before the batch was accepted.
     async fn deliver(
         &mut self,
         polled: &[ConsumedRecord],
+        bytes: u64,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<bool, TaskError> {
         let mut kept = Vec::with_capacity(polled.len());
@@ -193,10 +202,6 @@ impl SinkTaskRunner {
             let count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
             match self.task.put(batch).await {
                 Ok(()) => {
-                    let bytes = polled
-                        .iter()
-                        .map(|r| record_bytes(r.key.as_deref(), r.value.as_deref(), &r.headers))
-                        .sum();
                     self.activity.throughput.add("put", count, bytes);
                     return Ok(true);
                 }

@@ -125,6 +125,7 @@ impl SourceTaskRunner {
                 }
                 Err(e) => return Err(TaskError::at("Task poll")(e)),
             };
+            self.activity.set_input_progress(self.task.progress());
             if batch.is_empty() {
                 // Nothing new since the poll started (a poll may wait for data).
                 if state.submitted.in_flight() == 0 {
@@ -135,6 +136,8 @@ impl SourceTaskRunner {
             }
             self.activity.busy();
             self.activity.set_unavailable(None);
+            let polled = u64::try_from(batch.len()).unwrap_or(u64::MAX);
+            self.activity.inflow.add("polled", polled, 0);
             let mut offsets = Vec::with_capacity(batch.len());
             let mut records = Vec::with_capacity(batch.len());
             for source_record in batch {

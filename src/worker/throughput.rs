@@ -12,6 +12,8 @@ pub struct Throughput {
     verb: OnceLock<&'static str>,
     records: AtomicU64,
     bytes: AtomicU64,
+    /// Nanoseconds from `started` to the last `add`: how long the task was moving records.
+    active_nanos: AtomicU64,
 }
 
 impl Default for Throughput {
@@ -28,6 +30,7 @@ impl Throughput {
             verb: OnceLock::new(),
             records: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
+            active_nanos: AtomicU64::new(0),
         }
     }
 
@@ -37,6 +40,23 @@ impl Throughput {
         let _ = self.verb.set(verb);
         self.records.fetch_add(records, Ordering::Relaxed);
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        let active = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.active_nanos.fetch_max(active, Ordering::Relaxed);
+    }
+
+    /// Bytes counted so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// What happened to the records counted (`produced`, `put`), once any were.
+    pub fn verb(&self) -> Option<&'static str> {
+        self.verb.get().copied()
+    }
+
+    /// How long the task was moving records: from its start to the last records counted.
+    pub fn active(&self) -> Duration {
+        Duration::from_nanos(self.active_nanos.load(Ordering::Relaxed))
     }
 
     /// Records counted so far.
@@ -47,9 +67,9 @@ impl Throughput {
     /// `produced 1000 records, 100.0 KB in 0.52 s (1923 records/s)`.
     pub fn summary(&self) -> String {
         summary(
-            self.verb.get().copied().unwrap_or("copied"),
+            self.verb().unwrap_or("copied"),
             self.records(),
-            self.bytes.load(Ordering::Relaxed),
+            self.bytes(),
             self.started.elapsed(),
         )
     }

@@ -86,6 +86,20 @@ pub trait SourceTask: Send {
     fn input_unavailable(&self) -> Option<String> {
         None
     }
+    /// How far the task has read into an input of known size (e.g. a regular file), for
+    /// progress displays; `None` when the size is unknown (a stream, a database).
+    fn progress(&self) -> Option<InputProgress> {
+        None
+    }
+}
+
+/// How far a source task has read into an input of known size, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InputProgress {
+    /// Bytes handed out as records so far (the position reached in the input).
+    pub done: u64,
+    /// The input's current size (it may still grow).
+    pub total: u64,
 }
 
 /// A sink connector: validates its configuration and plans its tasks.

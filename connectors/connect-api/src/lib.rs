@@ -23,8 +23,8 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    OffsetReader, SinkConnector, SinkTask, SinkTaskContext, SourceConnector, SourceTask,
-    SourceTaskContext, TopicPartition,
+    InputProgress, OffsetReader, SinkConnector, SinkTask, SinkTaskContext, SourceConnector,
+    SourceTask, SourceTaskContext, TopicPartition,
 };
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};
 pub use error::{ConnectError, Result};

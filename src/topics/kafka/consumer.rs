@@ -398,6 +398,18 @@ impl TopicConsumer for KafkaConsumer {
         })
     }
 
+    fn lag(&self) -> Option<u64> {
+        let progress = lock(&self.shared.progress);
+        let assignment = lock(&self.shared.assignment);
+        let mut behind = 0i64;
+        for tp in assignment.iter() {
+            // Nothing consumed and nothing committed yet: the whole partition is ahead.
+            let &(at, high) = progress.get(tp)?;
+            behind += (high - at.max(0)).max(0);
+        }
+        u64::try_from(behind).ok()
+    }
+
     fn take_revocation(&mut self) -> Option<Revocation> {
         self.revocation.take()
     }

@@ -242,4 +242,13 @@ impl TopicConsumer for LocalConsumer {
             .iter()
             .all(|a| a.cursor.next_offset() >= a.partition.end())
     }
+
+    fn lag(&self) -> Option<u64> {
+        let behind: i64 = self
+            .assigned
+            .iter()
+            .map(|a| (a.partition.end() - a.cursor.next_offset()).max(0))
+            .sum();
+        u64::try_from(behind).ok()
+    }
 }

@@ -153,8 +153,10 @@ async fn round_trip_keeps_keys_null_values_headers_and_timestamps() {
         .unwrap();
     assert_eq!(consumer.assignment(), vec![tp("orders", 0)]);
     assert!(!consumer.at_end());
+    assert_eq!(consumer.lag(), Some(3));
     assert_eq!(poll_n(&mut consumer, 3).await, read);
     assert!(consumer.at_end());
+    assert_eq!(consumer.lag(), Some(0));
     log.close().await;
 }
 

@@ -1,0 +1,240 @@
+//! The live lines on a terminal: one `indicatif` bar per connector, redrawn every tick.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::connector_totals::ConnectorTotals;
+use super::log_writer;
+use super::rate::Rate;
+use crate::herder::HerderHandle;
+use crate::worker::throughput::human_bytes;
+use crate::worker::TaskActivity;
+
+/// How long one redraw waits for the herder's answer before it keeps the states it knew.
+const STATUS_WAIT: Duration = Duration::from_millis(150);
+
+/// The bars of the connectors being shown.
+pub struct LiveLines {
+    multi: MultiProgress,
+    bars: BTreeMap<String, Line>,
+    states: BTreeMap<String, String>,
+}
+
+struct Line {
+    bar: ProgressBar,
+    rate: Rate,
+    /// Whether the bar shows a known input size (bar, percentage, ETA).
+    sized: bool,
+}
+
+impl LiveLines {
+    /// Starts drawing on stderr; log lines are printed above the bars from now on.
+    pub fn new() -> Self {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10));
+        log_writer::show_above(Some(multi.clone()));
+        Self {
+            multi,
+            bars: BTreeMap::new(),
+            states: BTreeMap::new(),
+        }
+    }
+
+    /// Redraws one line per connector from its task cells and its state (`states`: the
+    /// herder's answer of this tick, when it came in time).
+    pub fn draw(
+        &mut self,
+        cells: &BTreeMap<&str, Vec<&TaskActivity>>,
+        states: Option<BTreeMap<String, String>>,
+    ) {
+        if let Some(mut states) = states {
+            // A connector whose tasks still run keeps its last state while the herder is busy
+            // (stopping, for one) and does not list it.
+            for name in cells.keys() {
+                if let Some(known) = self.states.remove(*name) {
+                    states.entry((*name).to_owned()).or_insert(known);
+                }
+            }
+            self.states = states;
+        }
+        let mut names: Vec<&str> = self.states.keys().map(String::as_str).collect();
+        names.extend(cells.keys().copied());
+        names.sort_unstable();
+        names.dedup();
+        let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+        let now = Instant::now();
+        for name in &names {
+            let totals = cells
+                .get(name)
+                .map(|c| ConnectorTotals::of(c))
+                .unwrap_or_default();
+            let state = self.states.get(*name).map_or("", String::as_str).to_owned();
+            let line = self
+                .bars
+                .entry((*name).to_owned())
+                .or_insert_with(|| Line::new(&self.multi));
+            let rate = line.rate.sample(now, totals.records_out);
+            line.update(&message(name, width, &state, &totals, rate), totals.input);
+        }
+        // Connectors that are gone lose their line.
+        let gone: Vec<String> = self
+            .bars
+            .keys()
+            .filter(|n| !names.contains(&n.as_str()))
+            .cloned()
+            .collect();
+        for name in gone {
+            if let Some(line) = self.bars.remove(&name) {
+                line.bar.finish_and_clear();
+            }
+        }
+    }
+
+    /// Removes the lines; log lines go straight to stderr again.
+    pub fn clear(self) {
+        for line in self.bars.values() {
+            line.bar.finish_and_clear();
+        }
+        let _ = self.multi.clear();
+        log_writer::show_above(None);
+    }
+}
+
+impl Line {
+    fn new(multi: &MultiProgress) -> Self {
+        let bar = multi.add(ProgressBar::no_length());
+        bar.set_style(plain_style());
+        Self {
+            bar,
+            rate: Rate::default(),
+            sized: false,
+        }
+    }
+
+    fn update(&mut self, message: &str, input: Option<(u64, u64)>) {
+        match input {
+            Some((done, total)) => {
+                if !self.sized {
+                    self.bar.set_style(sized_style());
+                    self.sized = true;
+                }
+                self.bar.set_length(total);
+                self.bar.set_position(done);
+            }
+            None if self.sized => {
+                self.bar.set_style(plain_style());
+                self.sized = false;
+            }
+            None => {}
+        }
+        self.bar.set_message(message.to_owned());
+    }
+}
+
+fn plain_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg}").unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
+fn sized_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg}  [{bar:24}] {percent:>3}% ETA {eta}")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
+/// `src  RUNNING   in 1.20M  out 1.20M 24.0 MB  600k/s` (records in and out, bytes, records
+/// per second), plus `lag N` for sinks and `errors N` when there were errors.
+fn message(name: &str, width: usize, state: &str, t: &ConnectorTotals, rate: f64) -> String {
+    let mut m = format!("{name:<width$}  {state:<8}  in {}", count(t.records_in));
+    if t.sink {
+        let _ = write!(
+            m,
+            " {}  out {}",
+            human_bytes(t.bytes_in),
+            count(t.records_out)
+        );
+    } else {
+        let _ = write!(
+            m,
+            "  out {} {}",
+            count(t.records_out),
+            human_bytes(t.bytes_out)
+        );
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let per_second = rate.max(0.0).round() as u64;
+    let _ = write!(m, "  {}/s", count(per_second));
+    if let Some(lag) = t.lag.filter(|_| t.sink) {
+        let _ = write!(m, "  lag {}", count(lag));
+    }
+    if t.errors > 0 {
+        let _ = write!(m, "  errors {}", count(t.errors));
+    }
+    m
+}
+
+/// A record count short enough for a terminal line: `950`, `12.3k`, `1.97M`.
+fn count(n: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let f = n as f64;
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1}k", f / 1e3),
+        1_000_000..=999_999_999 => format!("{:.2}M", f / 1e6),
+        _ => format!("{:.2}G", f / 1e9),
+    }
+}
+
+/// Each connector's state (`RUNNING`, or e.g. `RUNNING (1/2 tasks FAILED)`), or `None` when
+/// the herder did not answer in time (it may be busy starting or stopping connectors).
+pub async fn states(herder: &HerderHandle) -> Option<BTreeMap<String, String>> {
+    let ask = async {
+        let mut states = BTreeMap::new();
+        for name in herder.connectors().await {
+            let Ok(status) = herder.connector_status(&name).await else {
+                continue;
+            };
+            let failed = status.tasks.iter().filter(|t| t.state == "FAILED").count();
+            let mut state = status.connector.state;
+            if failed > 0 {
+                state.push_str(&format!(" ({failed}/{} tasks FAILED)", status.tasks.len()));
+            }
+            states.insert(name, state);
+        }
+        states
+    };
+    tokio::time::timeout(STATUS_WAIT, ask).await.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_says_state_counts_rate_and_lag() {
+        let sink = ConnectorTotals {
+            sink: true,
+            records_in: 10,
+            bytes_in: 2000,
+            records_out: 8,
+            lag: Some(5),
+            errors: 1,
+            ..ConnectorTotals::default()
+        };
+        assert_eq!(
+            message("dst", 5, "RUNNING", &sink, 4.4),
+            "dst    RUNNING   in 10 2.0 KB  out 8  4/s  lag 5  errors 1"
+        );
+        let source = ConnectorTotals {
+            records_in: 1_234_567,
+            records_out: 19_999,
+            bytes_out: 900,
+            ..ConnectorTotals::default()
+        };
+        assert_eq!(
+            message("src", 3, "PAUSED", &source, 0.0),
+            "src  PAUSED    in 1.23M  out 20.0k 900 B  0/s"
+        );
+    }
+}
