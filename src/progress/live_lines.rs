@@ -9,6 +9,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::connector_totals::ConnectorTotals;
 use super::log_writer;
 use super::rate::Rate;
+use crate::herder::entities::ConnectorType;
 use crate::herder::HerderHandle;
 use crate::worker::throughput::human_bytes;
 use crate::worker::TaskActivity;
@@ -20,7 +21,16 @@ const STATUS_WAIT: Duration = Duration::from_millis(150);
 pub struct LiveLines {
     multi: MultiProgress,
     bars: BTreeMap<String, Line>,
-    states: BTreeMap<String, String>,
+    states: BTreeMap<String, ConnectorState>,
+}
+
+/// What the herder says of a connector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectorState {
+    /// `RUNNING`, or e.g. `RUNNING (1/2 tasks FAILED)`.
+    state: String,
+    /// Whether it is a sink connector.
+    sink: bool,
 }
 
 struct Line {
@@ -47,7 +57,7 @@ impl LiveLines {
     pub fn draw(
         &mut self,
         cells: &BTreeMap<&str, Vec<&TaskActivity>>,
-        states: Option<BTreeMap<String, String>>,
+        states: Option<BTreeMap<String, ConnectorState>>,
     ) {
         if let Some(mut states) = states {
             // A connector whose tasks still run keeps its last state while the herder is busy
@@ -66,11 +76,13 @@ impl LiveLines {
         let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         let now = Instant::now();
         for name in &names {
-            let totals = cells
+            let mut totals = cells
                 .get(name)
                 .map(|c| ConnectorTotals::of(c))
                 .unwrap_or_default();
-            let state = self.states.get(*name).map_or("", String::as_str).to_owned();
+            let known = self.states.get(*name);
+            totals.sink |= known.is_some_and(|k| k.sink);
+            let state = known.map_or("", |k| k.state.as_str()).to_owned();
             let line = self
                 .bars
                 .entry((*name).to_owned())
@@ -188,7 +200,7 @@ fn count(n: u64) -> String {
 
 /// Each connector's state (`RUNNING`, or e.g. `RUNNING (1/2 tasks FAILED)`), or `None` when
 /// the herder did not answer in time (it may be busy starting or stopping connectors).
-pub async fn states(herder: &HerderHandle) -> Option<BTreeMap<String, String>> {
+pub async fn states(herder: &HerderHandle) -> Option<BTreeMap<String, ConnectorState>> {
     let ask = async {
         let mut states = BTreeMap::new();
         for name in herder.connectors().await {
@@ -200,7 +212,8 @@ pub async fn states(herder: &HerderHandle) -> Option<BTreeMap<String, String>> {
             if failed > 0 {
                 state.push_str(&format!(" ({failed}/{} tasks FAILED)", status.tasks.len()));
             }
-            states.insert(name, state);
+            let sink = status.connector_type == ConnectorType::Sink;
+            states.insert(name, ConnectorState { state, sink });
         }
         states
     };
