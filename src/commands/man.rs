@@ -36,8 +36,16 @@ pub fn run(args: &ManArgs) -> Result<(), CommandError> {
 pub fn page() -> Vec<u8> {
     let mut out = Vec::new();
     // Rendering into memory cannot fail.
-    let _ = clap_mangen::Man::new(Cli::command()).render(&mut out);
+    let _ = clap_mangen::Man::new(command()).render(&mut out);
     out
+}
+
+/// The clap command the pages describe: built (subcommands know their full names), without
+/// clap's `help` subcommand, which has no page.
+fn command() -> clap::Command {
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    cmd
 }
 
 /// Writes every page into `dir` (created if needed); the paths written, top page first.
@@ -48,10 +56,8 @@ pub fn write_pages(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)
         .map_err(|e| crate::fs_hint::explain_dir_error(dir, e))
         .with_context(|| format!("Cannot create the directory {}", dir.display()))?;
-    let mut cmd = Cli::command().disable_help_subcommand(true);
-    cmd.build();
     let mut written = Vec::new();
-    write_tree(&cmd, dir, &mut written)?;
+    write_tree(&command(), dir, &mut written)?;
     Ok(written)
 }
 
