@@ -307,6 +307,21 @@ mod tests {
     }
 
     #[test]
+    fn the_definitions_are_consistent_for_clap_completions_and_man() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let doctor = match Cli::try_parse_from(["connect-rs", "doctor", "w", "a", "b"])
+            .unwrap()
+            .command
+        {
+            Command::Doctor(a) => a,
+            _ => panic!("wrong subcommand"),
+        };
+        assert_eq!(doctor.restart_tolerance, Duration::from_secs(300));
+        assert_eq!(doctor.connector_files.len(), 2);
+    }
+
+    #[test]
     fn connector_files_are_optional_but_the_worker_file_is_not() {
         assert!(standalone(&["w"]).connector_files.is_empty());
         assert!(Cli::try_parse_from(["connect-rs", "standalone"]).is_err());
