@@ -21,13 +21,6 @@ const CHECK: &str = "tasks-max";
 /// be asked.
 pub async fn check(connector: &ConnectorFile, worker: &WorkerConfig) -> Vec<Finding> {
     let raw = &connector.raw;
-    let Some(tasks_max) = raw
-        .get("tasks.max")
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 1)
-    else {
-        return Vec::new();
-    };
     let line = raw.line("tasks.max");
     let class = raw.get("connector.class").unwrap_or_default();
     let note = |why: String| {
@@ -46,6 +39,14 @@ pub async fn check(connector: &ConnectorFile, worker: &WorkerConfig) -> Vec<Find
             let why: Vec<String> = problems.iter().map(ToString::to_string).collect();
             return note(why.join("; "));
         }
+    };
+    // Validation passed, so tasks.max is a positive number once resolved.
+    let Some(tasks_max) = props
+        .get("tasks.max")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 1)
+    else {
+        return Vec::new();
     };
     let planned =
         match tokio::time::timeout(PLANNING_TIMEOUT, plan(&connector.plugin, &props, tasks_max))
