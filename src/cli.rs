@@ -36,6 +36,13 @@ pub enum Command {
     Validate(ValidateArgs),
     /// List the plugins of this binary, as `GET /connector-plugins?connectorsOnly=false`.
     Plugins(PluginsArgs),
+    /// Check a worker file and connector files for common mistakes (exit 0 when nothing is
+    /// found, 5 warnings only, 3 errors, 2 when a file cannot be read).
+    Doctor(DoctorArgs),
+    /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into a directory.
+    Man(ManArgs),
 }
 
 /// Output format of the offline tools.
@@ -44,7 +51,7 @@ pub enum OutputFormat {
     /// Human-readable lines.
     #[default]
     Text,
-    /// The REST API's JSON body.
+    /// JSON: the REST API's body where the command has a REST counterpart.
     Json,
 }
 
@@ -69,6 +76,42 @@ pub struct PluginsArgs {
     /// Output format: `text`, or `json` (the REST body).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+}
+
+/// Arguments of `doctor`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Output format: `text`, or `json` (`{"findings": [..], "errors", "warnings", "notes"}`).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// How much source work you accept to redo after a crash: an `offset.flush.interval.ms`
+    /// above it is a warning (sources re-deliver what they read since the last flush).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub restart_tolerance: Duration,
+    /// Worker configuration (standalone, or distributed when it sets `group.id`).
+    #[arg(value_name = "WORKER_FILE")]
+    pub worker_file: PathBuf,
+    /// Connector configurations (.properties, .json or .toml).
+    #[arg(value_name = "CONNECTOR_FILE")]
+    pub connector_files: Vec<PathBuf>,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Write `connect-rs.1` and one `connect-rs-<command>.1` per subcommand (nested ones too,
+    /// e.g. `connect-rs-topics-read.1`) into this directory instead of printing
+    /// `connect-rs.1` to stdout.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of `dlq`.
@@ -267,6 +310,21 @@ mod tests {
         );
         assert!(parse_log_level("connect_rs=loud").is_err());
         assert!(parse_log_level("").is_err());
+    }
+
+    #[test]
+    fn the_definitions_are_consistent_for_clap_completions_and_man() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let doctor = match Cli::try_parse_from(["connect-rs", "doctor", "w", "a", "b"])
+            .unwrap()
+            .command
+        {
+            Command::Doctor(a) => a,
+            _ => panic!("wrong subcommand"),
+        };
+        assert_eq!(doctor.restart_tolerance, Duration::from_secs(300));
+        assert_eq!(doctor.connector_files.len(), 2);
     }
 
     #[test]

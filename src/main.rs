@@ -1,5 +1,6 @@
 //! The `connect-rs` binary: parse the command line, set up logging, run, map errors to exit
-//! codes (1 usage, 2 start-up failure, 3 connector creation failure, as Kafka Connect).
+//! codes (1 usage, 2 start-up failure, 3 connector creation failure, as Kafka Connect; 4 a
+//! task failed under `--exit-when-idle`; 5 `doctor` found warnings only).
 
 use std::process::ExitCode;
 
@@ -57,6 +58,9 @@ fn main() -> ExitCode {
             Command::Dlq(args) => commands::dlq::run(args).await,
             Command::Validate(args) => commands::validate::run(&args),
             Command::Plugins(args) => commands::plugins::run(&args),
+            Command::Doctor(args) => commands::doctor::run(&args).await,
+            Command::Completions(args) => commands::completions::run(&args),
+            Command::Man(args) => commands::man::run(&args),
         }
     });
     // Blocking reads still in flight (stdin, a file on a stuck mount, a FIFO without a reader)
@@ -65,7 +69,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", commands::error_text::error_text(&e.error));
+            if !e.reported {
+                eprintln!("error: {}", commands::error_text::error_text(&e.error));
+            }
             ExitCode::from(e.code)
         }
     }

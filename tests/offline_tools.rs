@@ -1,5 +1,6 @@
-//! `connect-rs validate` and `connect-rs plugins` against the real binary: exit codes, text
-//! output, and JSON equal to what the REST API of a running standalone worker answers.
+//! `connect-rs validate`, `plugins`, `completions` and `man` against the real binary: exit
+//! codes, text output, JSON equal to what the REST API of a running standalone worker answers,
+//! completion scripts a shell accepts, man pages groff renders without warnings.
 
 mod support;
 
@@ -147,11 +148,16 @@ fn json_equals_the_rest_validate_body_of_a_running_worker() {
         ],
     );
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    let bodies: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON body per line"))
-        .collect();
-    assert_eq!(bodies.len(), 3);
+    let doc: Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(doc["valid"], json!(false), "{doc}");
+    assert_eq!(doc["problems"], json!([]), "{doc}");
+    let files = doc["files"].as_array().expect("files");
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[0]["file"], json!(path_str(&bad)));
+    assert_eq!(files[0]["valid"], json!(false));
+    assert_eq!(files[1]["valid"], json!(true));
+    assert_eq!(files[1]["warnings"], json!([]));
+    let bodies: Vec<Value> = files.iter().map(|f| f["body"].clone()).collect();
     assert_eq!(bodies[0]["error_count"], json!(2), "{}", bodies[0]);
     assert_eq!(bodies[1]["error_count"], json!(0), "{}", bodies[1]);
 
@@ -208,4 +214,191 @@ fn plugins_json_equals_rest_and_text_lists_aliases_and_providers() {
         let class = p["class"].as_str().expect("class");
         assert!(text.contains(class), "{class} missing from {text}");
     }
+}
+
+#[test]
+fn validate_reports_loader_warnings_and_refuses_duplicate_names() {
+    let w = Workdir::new();
+    let a = w.write(
+        "a.properties",
+        "name=same\nconnector.class=FileStreamSource\ntasks.max=1\nfile=in.txt\ntopic=t\n\
+         tpoic=x\ntasks.max=1\n",
+    );
+    let b = w.sink("b", &w.path("out.txt"), "t");
+    let c = w.write(
+        "c.json",
+        r#"{"name": "same", "config": {"connector.class": "FileStreamSink", "topics": "t", "file": "o"}}"#,
+    );
+    let out = run(&w, &["validate", path_str(&a), path_str(&b)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (af, bf) = (a.display(), b.display());
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{af}: OK\n  {af}:6: warning: tpoic: The configuration 'tpoic' was supplied but \
+             isn't a known config. Did you mean 'topic'?\n  {af}:7: warning: tasks.max: \
+             Duplicate key: the value on line 3 is overridden\n{bf}: OK\n"
+        )
+    );
+
+    let out = run(&w, &["validate", path_str(&a), path_str(&c)]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.ends_with(&format!(
+            "Connector name 'same' is used by more than one file: {af} and {}. Connector names \
+             must be unique; rename one of them.\n",
+            c.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        stderr(&out).contains("connector names not unique"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(
+        &w,
+        &["validate", "--format", "json", path_str(&a), path_str(&c)],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(doc["valid"], json!(false));
+    assert_eq!(doc["files"][0]["valid"], json!(true));
+    assert_eq!(
+        doc["files"][0]["warnings"][0],
+        json!({
+            "file": path_str(&a),
+            "line": 6,
+            "key": "tpoic",
+            "message": "The configuration 'tpoic' was supplied but isn't a known config. Did you mean 'topic'?",
+        })
+    );
+    assert_eq!(doc["problems"].as_array().map(Vec::len), Some(1), "{doc}");
+}
+
+#[test]
+fn plugins_text_gives_every_plugin_a_version() {
+    let w = Workdir::new();
+    let out = run(&w, &["plugins"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let version = env!("CARGO_PKG_VERSION");
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.get(2), Some(&version), "{line}");
+        kinds.insert(fields[0].to_owned());
+    }
+    let expected = [
+        "config_provider",
+        "converter",
+        "header_converter",
+        "predicate",
+        "sink",
+        "source",
+        "transformation",
+    ];
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), expected);
+}
+
+const SUBCOMMANDS: [&str; 9] = [
+    "standalone",
+    "distributed",
+    "topics",
+    "dlq",
+    "validate",
+    "plugins",
+    "doctor",
+    "completions",
+    "man",
+];
+
+#[test]
+fn completions_for_every_shell_name_the_subcommands() {
+    let w = Workdir::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(&w, &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        for sub in SUBCOMMANDS {
+            assert!(script.contains(sub), "{shell}: no {sub} in\n{script}");
+        }
+        if shell == "bash" {
+            let file = w.write("connect-rs.bash", &script);
+            let check = std::process::Command::new("bash")
+                .arg("-n")
+                .arg(&file)
+                .output()
+                .expect("bash");
+            assert!(check.status.success(), "bash -n: {}", stderr(&check));
+        }
+    }
+    let out = run(&w, &["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// groff's warnings about a page (all warnings on, output discarded).
+fn groff_warnings(page: &Path) -> String {
+    let out = std::process::Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww", "-z"])
+        .arg(page)
+        .output()
+        .expect("groff (apt package groff-base) is needed to check the man pages");
+    assert!(out.status.success(), "groff failed on {}", page.display());
+    stderr(&out)
+}
+
+#[test]
+fn man_pages_render_without_warnings() {
+    let w = Workdir::new();
+    let out = run(&w, &["man"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = stdout(&out);
+    for section in [
+        ".TH connect-rs 1",
+        ".SH NAME",
+        ".SH SYNOPSIS",
+        ".SH OPTIONS",
+        ".SH SUBCOMMANDS",
+        ".SH VERSION",
+    ] {
+        assert!(page.contains(section), "no {section} in\n{page}");
+    }
+    for sub in SUBCOMMANDS {
+        assert!(
+            page.contains(&format!("connect\\-rs\\-{sub}(1)")),
+            "no {sub} in\n{page}"
+        );
+    }
+    let top = w.write("stdout.1", &page);
+    assert_eq!(groff_warnings(&top), "");
+
+    let dir = w.path("man");
+    let out = run(&w, &["man", "--out", path_str(&dir)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(listed[0], dir.join("connect-rs.1").display().to_string());
+    for name in SUBCOMMANDS
+        .iter()
+        .map(|s| format!("connect-rs-{s}.1"))
+        .chain([
+            "connect-rs-topics-read.1".to_owned(),
+            "connect-rs-dlq-replay.1".to_owned(),
+        ])
+    {
+        let path = dir.join(&name);
+        assert!(
+            listed.contains(&path.display().to_string()),
+            "{name} not listed"
+        );
+        assert_eq!(groff_warnings(&path), "", "{name}");
+    }
+    assert_eq!(
+        std::fs::read(dir.join("connect-rs.1")).unwrap(),
+        page.as_bytes()
+    );
+    let doctor = std::fs::read_to_string(dir.join("connect-rs-doctor.1")).unwrap();
+    assert!(doctor.contains("restart\\-tolerance"), "{doctor}");
 }

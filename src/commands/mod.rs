@@ -1,8 +1,11 @@
 //! The subcommands, and what they share: logging set-up and exit codes.
 
+pub mod completions;
 pub mod distributed;
 pub mod dlq;
+pub mod doctor;
 pub mod error_text;
+pub mod man;
 pub mod plugins;
 pub mod standalone;
 pub mod topics;
@@ -18,6 +21,8 @@ pub const EXIT_STARTUP: u8 = 2;
 pub const EXIT_CONNECTOR: u8 = 3;
 /// Exit code of `--exit-when-idle` runs in which a task failed.
 pub const EXIT_TASK_FAILED: u8 = 4;
+/// Exit code of `doctor` when it found warnings but no errors.
+pub const EXIT_WARNINGS: u8 = 5;
 
 /// An error that ends the process with `code`.
 #[derive(Debug)]
@@ -26,6 +31,8 @@ pub struct CommandError {
     pub code: u8,
     /// What went wrong (printed with its context chain).
     pub error: anyhow::Error,
+    /// Whether the command already reported it on stdout (nothing more is printed).
+    pub reported: bool,
 }
 
 impl CommandError {
@@ -34,6 +41,17 @@ impl CommandError {
         Self {
             code,
             error: error.into(),
+            reported: false,
+        }
+    }
+
+    /// An exit with `code` whose reason the command already printed (e.g. `doctor`'s
+    /// findings): `error` is kept for callers but not printed again.
+    pub fn reported(code: u8, error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            code,
+            error: error.into(),
+            reported: true,
         }
     }
 }

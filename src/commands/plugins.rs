@@ -32,7 +32,7 @@ pub fn run(args: &PluginsArgs) -> Result<(), CommandError> {
 }
 
 /// One line per plugin: type, class, version (`-` when undefined) and aliases, in the REST
-/// order, then the config providers (which have no version).
+/// order, then the config providers (built in, so of the binary's version).
 fn text(plugins: &PluginRegistry) -> String {
     let mut rows: Vec<[String; 4]> = plugin_infos(plugins, false)
         .into_iter()
@@ -53,7 +53,7 @@ fn text(plugins: &PluginRegistry) -> String {
                 [
                     "config_provider".to_owned(),
                     class.to_owned(),
-                    "-".to_owned(),
+                    env!("CARGO_PKG_VERSION").to_owned(),
                     aliases.join(", "),
                 ]
             }),

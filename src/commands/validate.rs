@@ -1,16 +1,23 @@
 //! `connect-rs validate`: checks connector files offline with the validation of
 //! `PUT /connector-plugins/{plugin}/config/validate` ([`validate_config`]), against the
-//! converters and config providers of a worker file (or a standalone worker's defaults).
+//! converters and config providers of a worker file (or a standalone worker's defaults); also
+//! reports what the loader would only log (unknown, deprecated and duplicate keys) and refuses
+//! a connector name used by two files, as `standalone` does.
+//!
+//! `--format json` prints one document: `{"files": [{"file", "valid", "body", "warnings"}],
+//! "problems": [..], "valid"}`, where `body` is exactly the REST validate answer (or the REST
+//! error body) of that file and `problems` are the cross-file ones (duplicate names).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP};
 use crate::cli::{OutputFormat, ValidateArgs};
-use crate::config::{self, ConfigError, RawConfig, WorkerConfig, WorkerMode};
+use crate::config::{self, ConfigError, ConfigWarning, RawConfig, WorkerConfig, WorkerMode};
+use crate::herder::spec::connector_warnings;
 use crate::plugins::PluginRegistry;
 use crate::rest::validate::{validate_config, ConfigInfos};
 use crate::rest::RestError;
@@ -28,11 +35,149 @@ enum Outcome {
     Unparsed(ConfigError),
 }
 
+/// One problem of a connector file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The line of the key, when the file has it.
+    pub line: Option<usize>,
+    /// The key concerned, when the problem is about one.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A connector file checked.
+pub struct FileCheck {
+    /// The file as given.
+    pub file: PathBuf,
+    /// Its configuration, when it could be parsed.
+    pub raw: Option<RawConfig>,
+    outcome: Outcome,
+    /// What the loader would log: unknown, deprecated and duplicate keys.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+impl FileCheck {
+    /// Whether the REST endpoint would find no error.
+    pub fn is_valid(&self) -> bool {
+        matches!(&self.outcome, Outcome::Checked(infos) if infos.error_count == 0)
+    }
+
+    /// Every problem, with line and key where known.
+    pub fn problems(&self) -> Vec<Problem> {
+        let line = |key: &str| self.raw.as_ref().and_then(|r| r.line(key));
+        match &self.outcome {
+            Outcome::Checked(infos) => infos
+                .configs
+                .iter()
+                .filter_map(|c| c.value.as_ref())
+                .flat_map(|value| {
+                    value.errors.iter().map(|error| Problem {
+                        line: line(&value.name),
+                        key: Some(value.name.clone()),
+                        message: error.clone(),
+                    })
+                })
+                .collect(),
+            Outcome::Refused(e) => vec![Problem {
+                line: line(CONNECTOR_CLASS),
+                key: Some(CONNECTOR_CLASS.to_owned()),
+                message: e.message.clone(),
+            }],
+            Outcome::Unparsed(ConfigError::Invalid { problems, .. }) => problems
+                .iter()
+                .map(|p| Problem {
+                    line: p.origin.line,
+                    key: p.key.clone(),
+                    message: p.message.clone(),
+                })
+                .collect(),
+            Outcome::Unparsed(e) => vec![Problem {
+                line: None,
+                key: None,
+                message: e.to_string(),
+            }],
+        }
+    }
+
+    /// The JSON the REST API would answer: the validate body, or its error body; for a file
+    /// that cannot be parsed, an error body with the loader's message.
+    pub fn body(&self) -> Value {
+        let error = |code: u16, message: String| json!({ "error_code": code, "message": message });
+        match &self.outcome {
+            Outcome::Checked(infos) => serde_json::to_value(infos).unwrap_or(Value::Null),
+            Outcome::Refused(e) => error(e.status.as_u16(), e.message.clone()),
+            Outcome::Unparsed(e) => error(400, e.to_string()),
+        }
+    }
+}
+
+/// The connector files of one command line, checked.
+pub struct Checks {
+    /// One per readable file, in command-line order.
+    pub files: Vec<FileCheck>,
+    /// Problems across files: a connector name used twice.
+    pub duplicates: Vec<String>,
+    /// Files that could not be read (the OS's reason, naming the file).
+    pub unreadable: Vec<String>,
+}
+
+/// Checks `files` against `worker` and `plugins`.
+pub fn check_files(files: &[PathBuf], worker: &WorkerConfig, plugins: &PluginRegistry) -> Checks {
+    let mut checks = Checks {
+        files: Vec::new(),
+        duplicates: Vec::new(),
+        unreadable: Vec::new(),
+    };
+    let mut names = Vec::new();
+    for file in files {
+        let check = match config::load_file_with_warnings(file) {
+            Err(e @ ConfigError::Io { .. }) => {
+                checks.unreadable.push(e.to_string());
+                continue;
+            }
+            Err(e) => FileCheck {
+                file: file.clone(),
+                raw: None,
+                warnings: e.warnings().to_vec(),
+                outcome: Outcome::Unparsed(e),
+            },
+            Ok((raw, mut warnings)) => {
+                if let Some(name) = raw.get("name") {
+                    names.push((file.clone(), name.trim().to_owned()));
+                }
+                warnings.extend(connector_warnings(&raw, plugins));
+                FileCheck {
+                    file: file.clone(),
+                    outcome: check(&raw, worker, plugins),
+                    raw: Some(raw),
+                    warnings: dedup(warnings),
+                }
+            }
+        };
+        checks.files.push(check);
+    }
+    checks.duplicates = super::unique_names::duplicate_names(&names);
+    checks
+}
+
+/// `warnings` once each, by line.
+fn dedup(warnings: Vec<ConfigWarning>) -> Vec<ConfigWarning> {
+    let mut out: Vec<ConfigWarning> = Vec::with_capacity(warnings.len());
+    for w in warnings {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out.sort_by_key(|w| w.origin.line);
+    out
+}
+
 /// Runs `validate`.
 ///
 /// # Errors
 /// Exit 2 when the worker file is invalid or a connector file cannot be read; exit 3 when a
-/// connector file is invalid.
+/// connector file is invalid or two files name the same connector.
 pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
     let plugins = PluginRegistry::builtin();
@@ -41,38 +186,29 @@ pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
             .map_err(startup)?,
         None => default_worker().map_err(startup)?,
     };
+    let checks = check_files(&args.connector_files, &worker, &plugins);
     // Output ends quietly when stdout is closed (e.g. piped into `head`), as `topics` does.
     let mut out = std::io::stdout().lock();
-    let mut invalid = 0usize;
-    let mut unreadable = Vec::new();
-    for file in &args.connector_files {
-        let (outcome, raw) = match config::load_file(file) {
-            Err(e @ ConfigError::Io { .. }) => {
-                unreadable.push(e.to_string());
-                continue;
-            }
-            Err(e) => (Outcome::Unparsed(e), None),
-            Ok(raw) => (check(&raw, &worker, &plugins), Some(raw)),
-        };
-        if !is_valid(&outcome) {
-            invalid += 1;
-        }
-        let _ = match args.format {
-            OutputFormat::Json => writeln!(out, "{}", json_body(&outcome)),
-            OutputFormat::Text => write!(out, "{}", text(file, raw.as_ref(), &outcome)),
-        };
+    let _ = match args.format {
+        OutputFormat::Json => writeln!(out, "{}", json_document(&checks)),
+        OutputFormat::Text => write!(out, "{}", text_document(&checks)),
+    };
+    if !checks.unreadable.is_empty() {
+        return Err(startup(anyhow!(checks.unreadable.join("\n"))));
     }
-    if !unreadable.is_empty() {
-        return Err(startup(anyhow!(unreadable.join("\n"))));
-    }
-    if invalid > 0 {
-        return Err(CommandError::new(
-            EXIT_CONNECTOR,
-            anyhow!(
+    let invalid = checks.files.iter().filter(|c| !c.is_valid()).count();
+    if invalid > 0 || !checks.duplicates.is_empty() {
+        let mut what = Vec::new();
+        if invalid > 0 {
+            what.push(format!(
                 "{invalid} of {} connector files invalid",
                 args.connector_files.len()
-            ),
-        ));
+            ));
+        }
+        if !checks.duplicates.is_empty() {
+            what.push("connector names not unique".to_owned());
+        }
+        return Err(CommandError::new(EXIT_CONNECTOR, anyhow!(what.join("; "))));
     }
     Ok(())
 }
@@ -80,7 +216,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
 /// A standalone worker with every key at its default, and the two keys that have none
 /// (`key.converter`, `value.converter`) set to `JsonConverter`, as Kafka's shipped
 /// `connect-standalone.properties` does.
-fn default_worker() -> anyhow::Result<WorkerConfig> {
+pub fn default_worker() -> anyhow::Result<WorkerConfig> {
     let json = "org.apache.kafka.connect.json.JsonConverter";
     let pairs = [("key.converter", json), ("value.converter", json)];
     Ok(WorkerConfig::from_raw(
@@ -107,59 +243,84 @@ fn check(raw: &RawConfig, worker: &WorkerConfig, plugins: &PluginRegistry) -> Ou
     }
 }
 
-fn is_valid(outcome: &Outcome) -> bool {
-    matches!(outcome, Outcome::Checked(infos) if infos.error_count == 0)
+/// A warning as JSON: `file`, `line` (or null), `key`, `message`.
+pub fn warning_json(w: &ConfigWarning) -> Value {
+    json!({
+        "file": w.origin.file.display().to_string(),
+        "line": w.origin.line,
+        "key": w.key,
+        "message": w.message,
+    })
 }
 
-/// The JSON the REST API would answer: the validate body, or its error body; for a file that
-/// cannot be parsed, an error body with the loader's message.
-fn json_body(outcome: &Outcome) -> Value {
-    let error =
-        |code: u16, message: String| serde_json::json!({ "error_code": code, "message": message });
-    match outcome {
-        Outcome::Checked(infos) => serde_json::to_value(infos).unwrap_or(Value::Null),
-        Outcome::Refused(e) => error(e.status.as_u16(), e.message.clone()),
-        Outcome::Unparsed(e) => error(400, e.to_string()),
-    }
+/// The `--format json` document (see the module documentation).
+fn json_document(checks: &Checks) -> Value {
+    let files: Vec<Value> = checks
+        .files
+        .iter()
+        .map(|c| {
+            json!({
+                "file": c.file.display().to_string(),
+                "valid": c.is_valid(),
+                "body": c.body(),
+                "warnings": c.warnings.iter().map(warning_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let valid = checks.unreadable.is_empty()
+        && checks.duplicates.is_empty()
+        && checks.files.iter().all(FileCheck::is_valid);
+    json!({ "files": files, "problems": checks.duplicates, "valid": valid })
 }
 
-/// `FILE: OK`, or `FILE: N problem(s)` and one `  FILE[:LINE]: KEY: MESSAGE` line each.
-fn text(file: &Path, raw: Option<&RawConfig>, outcome: &Outcome) -> String {
-    let name = file.display();
-    let at = |key: &str| match raw.and_then(|r| r.line(key)) {
-        Some(line) => format!("{name}:{line}"),
-        None => format!("{name}"),
-    };
-    let mut problems: Vec<String> = Vec::new();
-    match outcome {
-        Outcome::Checked(infos) => {
-            for value in infos.configs.iter().filter_map(|c| c.value.as_ref()) {
-                for error in &value.errors {
-                    problems.push(format!("{}: {}: {error}", at(&value.name), value.name));
-                }
-            }
-        }
-        Outcome::Refused(e) => {
-            problems.push(format!(
-                "{}: {CONNECTOR_CLASS}: {}",
-                at(CONNECTOR_CLASS),
-                e.message
-            ));
-        }
-        Outcome::Unparsed(ConfigError::Invalid { problems: ps, .. }) => {
-            problems.extend(ps.iter().map(|p| format!("{name}: {p}")));
-        }
-        Outcome::Unparsed(e) => problems.push(format!("{name}: {e}")),
-    }
-    if problems.is_empty() {
-        return format!("{name}: OK\n");
-    }
-    let plural = if problems.len() == 1 { "" } else { "s" };
-    let mut out = format!("{name}: {} problem{plural}\n", problems.len());
-    for p in problems {
-        out.push_str("  ");
-        out.push_str(&p);
+/// Every file's text, then one line per cross-file problem.
+fn text_document(checks: &Checks) -> String {
+    let mut out: String = checks.files.iter().map(text).collect();
+    for p in &checks.duplicates {
+        out.push_str(p);
         out.push('\n');
     }
     out
+}
+
+/// `FILE: OK`, or `FILE: N problem(s)` and one `  FILE[:LINE]: KEY: MESSAGE` line each; then
+/// one `  FILE[:LINE]: warning: KEY: MESSAGE` line per warning.
+fn text(check: &FileCheck) -> String {
+    let problems = check.problems();
+    let mut out = if problems.is_empty() {
+        format!("{}: OK\n", check.file.display())
+    } else {
+        let plural = if problems.len() == 1 { "" } else { "s" };
+        format!(
+            "{}: {} problem{plural}\n",
+            check.file.display(),
+            problems.len()
+        )
+    };
+    for p in problems {
+        out.push_str(&format!("  {}: ", place(&check.file, p.line)));
+        if let Some(key) = &p.key {
+            out.push_str(key);
+            out.push_str(": ");
+        }
+        out.push_str(&p.message);
+        out.push('\n');
+    }
+    for w in &check.warnings {
+        out.push_str(&format!(
+            "  {}: warning: {}: {}\n",
+            place(&w.origin.file, w.origin.line),
+            w.key,
+            w.message
+        ));
+    }
+    out
+}
+
+/// `FILE:LINE`, or `FILE` when the line is unknown.
+pub fn place(file: &Path, line: Option<usize>) -> String {
+    match line {
+        Some(line) => format!("{}:{line}", file.display()),
+        None => file.display().to_string(),
+    }
 }

@@ -95,6 +95,27 @@ pub fn connector_spec(
     Ok(spec)
 }
 
+/// The warnings [`connector_spec`] logs for `raw` (unknown, deprecated and duplicate keys,
+/// remarks on the transform chain), returned instead of logged, for the offline tools. When
+/// `connector.class` names no connector only the duplicate keys are given: without the
+/// plugin's keys every plugin key would look unknown.
+pub fn connector_warnings(raw: &RawConfig, plugins: &PluginRegistry) -> Vec<config::ConfigWarning> {
+    let class = raw.get("connector.class").unwrap_or_default();
+    let Ok(plugin) = plugins.connector(class) else {
+        return raw.duplicate_warnings().to_vec();
+    };
+    let kind = match &plugin {
+        ConnectorPlugin::Sink(_) => ConnectorKind::Sink,
+        ConnectorPlugin::Source(_) => ConnectorKind::Source,
+    };
+    let mut warnings = match ConnectorConfig::validate(raw, kind, &plugin.config_def()) {
+        Ok(config) => config.warnings().to_vec(),
+        Err(e) => e.warnings().to_vec(),
+    };
+    warnings.extend(TransformChainSpec::validate(raw, plugins).2);
+    warnings
+}
+
 /// [`connector_spec`] of a configuration whose placeholders are resolved.
 fn resolved_spec(
     raw: &RawConfig,

@@ -142,18 +142,23 @@ async fn describe_existing(
     }
 }
 
+/// The policies of a `cleanup.policy` value: comma-separated, trimmed, lower-cased; an internal
+/// topic is accepted when they are exactly `compact` (or none could be read).
+pub fn cleanup_policies(policy: &str) -> BTreeSet<String> {
+    policy
+        .split(',')
+        .map(|s| s.trim().to_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// Kafka Connect's `verifyTopicCleanupPolicyOnlyCompact`: the policies (comma-separated, trimmed,
 /// lower-cased) must be exactly `compact`; an unknown policy is accepted with a log line.
 fn verify_only_compact(
     spec: &InternalTopicSpec,
     policy: Option<&str>,
 ) -> Result<(), TopicLogError> {
-    let policies: BTreeSet<String> = policy
-        .unwrap_or("")
-        .split(',')
-        .map(|s| s.trim().to_lowercase())
-        .filter(|s| !s.is_empty())
-        .collect();
+    let policies = cleanup_policies(policy.unwrap_or(""));
     if policies.is_empty() {
         info!(
             topic = %spec.name,
