@@ -22,10 +22,23 @@ fn s(p: &Path) -> &str {
 }
 
 /// A work dir outside the temporary directories, so that the embedded log and offsets file
-/// of its worker files are not flagged as temporary storage.
+/// of its worker files are not flagged as temporary storage: in cargo's target directory, or
+/// under `$HOME/.cache` when the checkout itself lives under a temporary directory.
 fn persistent_workdir() -> Workdir {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let tmpdir = std::env::var_os("TMPDIR").filter(|t| !t.is_empty());
+    let temporary = ["/tmp", "/var/tmp", "/dev/shm"]
+        .iter()
+        .any(|t| target.starts_with(t))
+        || tmpdir.is_some_and(|t| target.starts_with(t));
+    let base = if temporary {
+        Path::new(&std::env::var_os("HOME").expect("HOME")).join(".cache/connect-rs-tests")
+    } else {
+        target.to_path_buf()
+    };
+    std::fs::create_dir_all(&base).expect("work dir base");
     Workdir {
-        dir: tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir"),
+        dir: tempfile::tempdir_in(base).expect("temp dir"),
     }
 }
 
