@@ -116,19 +116,17 @@ impl DistributedHerder {
     /// Sets the worker-wide metrics from what runs on this worker (the connectors and tasks
     /// assigned here, in their current states) and the coordinator's assignment counts.
     pub(super) fn refresh_metrics(&self) {
-        let mut by_connector: BTreeMap<String, (Option<String>, Vec<(u32, String)>)> =
-            BTreeMap::new();
+        let mut by_connector: BTreeMap<String, crate::metrics::ConnectorSnapshot> = BTreeMap::new();
         for ((name, task), (state, _)) in self.local_states() {
-            let entry = by_connector.entry(name).or_default();
+            let snapshot = by_connector
+                .entry(name)
+                .or_insert_with_key(|name| self.core.metrics_snapshot(name, None, Vec::new()));
             match task {
-                None => entry.0 = Some(state.name().to_owned()),
-                Some(id) => entry.1.push((id, state.name().to_owned())),
+                None => snapshot.state = Some(state.name().to_owned()),
+                Some(id) => snapshot.tasks.push((id, state.name().to_owned())),
             }
         }
-        let connectors = by_connector
-            .into_iter()
-            .map(|(name, (state, tasks))| self.core.metrics_snapshot(&name, state, tasks))
-            .collect();
+        let connectors = by_connector.into_values().collect();
         let metrics = self.core.worker.metrics();
         metrics.refresh(&crate::metrics::WorkerSnapshot { connectors });
         if let Some(rebalance) = metrics.rebalance() {
