@@ -256,7 +256,8 @@ impl SinkTaskRunner {
     }
 
     /// Flushes the task and commits its offsets, timed and counted in the task's metrics
-    /// (`offset-commit-*`; Kafka Connect counts a commit with nothing new as completed too).
+    /// (`offset-commit-*`; a `pre_commit` that leaves nothing new to commit counts as a
+    /// completed commit).
     async fn commit(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
         if st.current == st.committed {
             return Ok(());
