@@ -12,6 +12,7 @@ pub mod converters;
 pub mod fs_hint;
 pub mod herder;
 pub mod logging;
+pub mod metrics;
 pub mod plugins;
 pub mod progress;
 pub mod rest;

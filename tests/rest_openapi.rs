@@ -16,6 +16,7 @@ const SERVED_PATHS: &[&str] = &[
     "/",
     "/health",
     "/openapi.json",
+    "/metrics",
     "/connectors",
     "/connectors/{connector}",
     "/connectors/{connector}/config",

@@ -23,6 +23,7 @@ use crate::herder::core::HerderCore;
 use crate::herder::distributed::herder::DistributedHerder;
 use crate::herder::distributed::member_config::member_config;
 use crate::herder::{HerderError, HerderHandle};
+use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
 use crate::plugins::PluginRegistry;
 use crate::rest::client::RestClient;
 use crate::rest::internal_client;
@@ -87,12 +88,14 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             .await
             .map_err(|e| startup(e.into()))?,
     );
+    let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Distributed));
     let worker = Worker::new(
         worker_config.worker_settings(),
         plugins.clone(),
         offsets.clone(),
         topics.backend(),
-    );
+    )
+    .with_metrics(metrics.clone());
     let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
     let url = worker_config
@@ -148,6 +151,7 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             worker_config,
             cluster_id,
             board,
+            metrics,
             topics,
             exit_when_idle: args.exit_when_idle,
             quiet: args.quiet,

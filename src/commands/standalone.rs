@@ -15,6 +15,7 @@ use crate::config::{self, WorkerConfig, WorkerMode};
 use crate::herder::spec::connector_spec;
 use crate::herder::standalone::StandaloneHerder;
 use crate::herder::HerderHandle;
+use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
 use crate::plugins::PluginRegistry;
 use crate::progress::ProgressDisplay;
 use crate::rest::{AppState, RestServer, WorkerInfo};
@@ -51,12 +52,14 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     info!(offsets = %offsets_path.display(), "Standalone worker started.");
 
     let settings = worker_config.worker_settings();
+    let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Standalone));
     let worker = Worker::new(
         settings,
         plugins.clone(),
         Arc::new(offsets),
         topics.backend(),
-    );
+    )
+    .with_metrics(metrics.clone());
     let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
     let mut herder =
@@ -83,6 +86,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             worker_config,
             cluster_id,
             board,
+            metrics,
             topics,
             exit_when_idle: args.exit_when_idle,
             quiet: args.quiet,
@@ -97,6 +101,7 @@ pub(crate) struct Running {
     pub(crate) worker_config: Arc<WorkerConfig>,
     pub(crate) cluster_id: Option<String>,
     pub(crate) board: crate::worker::TaskBoard,
+    pub(crate) metrics: Arc<WorkerMetrics>,
     pub(crate) topics: Topics,
     pub(crate) exit_when_idle: Option<std::time::Duration>,
     /// `--quiet`: no live progress lines and no summary table on the terminal.
@@ -156,6 +161,7 @@ pub(crate) async fn serve_until_stopped(
         worker_config,
         cluster_id,
         board,
+        metrics,
         topics,
         exit_when_idle,
         quiet,
@@ -167,6 +173,7 @@ pub(crate) async fn serve_until_stopped(
             herder: handle.clone(),
             plugins,
             worker: Arc::new(WorkerInfo::new(&worker_config, cluster_id)),
+            metrics,
         }),
         rest_stop.clone(),
     ));

@@ -138,6 +138,10 @@ impl HerderCore {
             Request::IdleFor(d, reply) => {
                 let _ = reply.send(self.worker.all_idle_for(d));
             }
+            Request::RefreshMetrics(reply) => {
+                self.refresh_metrics();
+                let _ = reply.send(());
+            }
             Request::PutTaskConfigs {
                 name,
                 configs,
@@ -538,6 +542,51 @@ impl HerderCore {
         let class = entry.config.get("connector.class")?;
         let version = self.plugins.connector(class).ok()?.desc().version;
         (version != "undefined").then(|| version.to_owned())
+    }
+
+    /// Sets the worker-wide metrics from every connector's status (the standalone worker runs
+    /// them all).
+    pub(crate) fn refresh_metrics(&self) {
+        let connectors = self
+            .connectors
+            .keys()
+            .filter_map(|name| {
+                let status = self.status(name).ok()?;
+                let tasks = status.tasks.into_iter().map(|t| (t.id, t.state)).collect();
+                Some(self.metrics_snapshot(name, Some(status.connector.state), tasks))
+            })
+            .collect();
+        self.worker
+            .metrics()
+            .refresh(&crate::metrics::WorkerSnapshot { connectors });
+    }
+
+    /// Connector `name` for the worker-wide metrics: its state (when its instance runs here)
+    /// and its tasks' states here, with its type, class and plugin version.
+    pub(crate) fn metrics_snapshot(
+        &self,
+        name: &str,
+        state: Option<String>,
+        tasks: Vec<(u32, String)>,
+    ) -> crate::metrics::ConnectorSnapshot {
+        let entry = self.connectors.get(name);
+        crate::metrics::ConnectorSnapshot {
+            name: name.to_owned(),
+            state,
+            connector_type: match entry.map(|e| e.connector_type) {
+                Some(ConnectorType::Source) => "source",
+                Some(ConnectorType::Sink) => "sink",
+                Some(ConnectorType::Unknown) | None => "unknown",
+            }
+            .to_owned(),
+            class: entry
+                .and_then(|e| e.config.get("connector.class").cloned())
+                .unwrap_or_default(),
+            version: entry
+                .and_then(|e| self.plugin_version(e))
+                .unwrap_or_default(),
+            tasks,
+        }
     }
 
     pub(crate) fn status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {

@@ -201,6 +201,9 @@ pub(crate) enum Request {
         reply: oneshot::Sender<Result<(), HerderError>>,
     },
     IdleFor(std::time::Duration, oneshot::Sender<bool>),
+    /// Sets the worker-wide metrics (counts, states) from what runs on this worker, before
+    /// `GET /metrics` encodes them.
+    RefreshMetrics(oneshot::Sender<()>),
     Shutdown(oneshot::Sender<crate::worker::StopReport>),
 }
 
@@ -477,6 +480,12 @@ impl HerderHandle {
     /// Whether every task has been idle (or has ended) for `d`.
     pub async fn idle_for(&self, d: std::time::Duration) -> bool {
         self.ask(|r| Request::IdleFor(d, r)).await.unwrap_or(true)
+    }
+
+    /// Sets the worker's connector and task counts and states in its metrics; `false` when the
+    /// herder is gone.
+    pub async fn refresh_metrics(&self) -> bool {
+        self.ask(Request::RefreshMetrics).await.is_some()
     }
 
     /// Stops every connector and the actor; returns how the tasks stopped.

@@ -55,11 +55,12 @@ impl ConnectorTotals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::{TaskKind, TaskMetrics};
 
     #[test]
     fn a_connector_adds_up_its_tasks() {
-        let a = TaskActivity::new("c-0".into());
-        let b = TaskActivity::new("c-1".into());
+        let a = TaskActivity::new("c-0".into(), TaskMetrics::detached(), TaskKind::Sink);
+        let b = TaskActivity::new("c-1".into(), TaskMetrics::detached(), TaskKind::Sink);
         a.inflow.add("read", 3, 30);
         a.throughput.add("put", 3, 30);
         b.inflow.add("read", 2, 20);
@@ -82,7 +83,7 @@ mod tests {
         );
         assert_eq!(t.input, None);
 
-        let s = TaskActivity::new("s-0".into());
+        let s = TaskActivity::new("s-0".into(), TaskMetrics::detached(), TaskKind::Source);
         s.inflow.add("polled", 4, 0);
         s.throughput.add("produced", 4, 40);
         s.set_input_progress(Some(connect_api::InputProgress {

@@ -5,7 +5,8 @@
 //! (405) and malformed JSON (400).
 //!
 //! One resource per file: [`root`] (`/`, `/health`), [`connectors`] (`/connectors/...`),
-//! [`plugins`] (`/connector-plugins`); [`error`] holds the error body and extractors.
+//! [`plugins`] (`/connector-plugins`), [`metrics`] (`/metrics`, Prometheus text); [`error`]
+//! holds the error body and extractors.
 //!
 //! Every worker serves the whole API: a request the herder says another worker must serve
 //! (writes on a follower, a task restart on a worker not running the task) is forwarded to it
@@ -21,6 +22,7 @@ pub mod internal_client;
 pub mod lifecycle;
 pub mod listeners;
 pub mod loggers;
+pub mod metrics;
 pub mod offsets;
 pub mod openapi;
 pub mod plugins;
@@ -58,6 +60,9 @@ pub struct AppState {
     pub plugins: Arc<PluginRegistry>,
     /// Facts about this worker that the REST API reports.
     pub worker: Arc<WorkerInfo>,
+    /// The worker's metrics registry, served by `GET /metrics` (shared with the worker; the
+    /// herder refreshes the worker-wide values before each scrape).
+    pub metrics: Arc<crate::metrics::WorkerMetrics>,
 }
 
 /// Facts about the worker that the REST API reports besides the herder's answers.
@@ -103,6 +108,7 @@ pub fn router(state: AppState) -> Router {
         .merge(topics::routes())
         .merge(validate::routes())
         .merge(loggers::routes())
+        .merge(metrics::routes())
         .merge(openapi::routes())
         .merge(plugins::routes())
         .fallback(error::not_found)

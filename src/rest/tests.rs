@@ -148,6 +148,7 @@ async fn start() -> Server {
     let addr = listener.local_addr().unwrap();
     let state = AppState {
         herder: fake_herder(),
+        metrics: Arc::default(),
         plugins: Arc::new(PluginRegistry::builtin()),
         worker: Arc::new(WorkerInfo {
             kafka_cluster_id: Some(CLUSTER_ID.to_owned()),

@@ -6,6 +6,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use prometheus_client::metrics::counter::Counter;
+
+use crate::metrics::{TaskKind, TaskMetrics};
+
 /// What a task is doing, as the idle watcher sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Activity {
@@ -45,9 +49,10 @@ pub struct TaskActivity {
     /// Why the task's input is missing, while it is (see `SourceTask::input_unavailable`).
     unavailable: Mutex<Option<String>>,
     /// Records and bytes moved out (produced to topics, put to the sink), for the final log
-    /// line and progress displays.
+    /// line and progress displays (the counters are the task's metric handles).
     pub throughput: super::throughput::Throughput,
-    /// Records (and, for sinks, bytes) taken in: polled from the source, read from topics.
+    /// Records (and, for sinks, bytes) taken in: polled from the source, read from topics
+    /// (the records counter is the task's `source-record-poll-total` / `sink-record-read-total`).
     pub inflow: super::throughput::Throughput,
     /// How far a source task has read into an input of known size.
     input_progress: Mutex<Option<connect_api::InputProgress>>,
@@ -55,11 +60,25 @@ pub struct TaskActivity {
     lag: Mutex<Option<u64>>,
     /// Error counters (`errors.*` handling), kept across restarts of the task instance.
     pub errors: Arc<super::error_counters::ErrorCounters>,
+    /// The task's metric handles (label sets resolved once), kept across restarts of the task
+    /// instance.
+    pub metrics: TaskMetrics,
 }
 
 impl TaskActivity {
-    /// A busy task called `name`.
-    pub fn new(name: String) -> Self {
+    /// A busy task called `name` whose counts go to `metrics` (records: the source task's
+    /// `source-record-write-total` or the sink task's `sink-record-send-total`).
+    pub fn new(name: String, metrics: TaskMetrics, kind: TaskKind) -> Self {
+        let (records, taken_in) = match kind {
+            TaskKind::Source => (
+                metrics.source.write_total.clone(),
+                metrics.source.poll_total.clone(),
+            ),
+            TaskKind::Sink => (
+                metrics.sink.send_total.clone(),
+                metrics.sink.read_total.clone(),
+            ),
+        };
         Self {
             name,
             state: Mutex::new(Activity::Busy),
@@ -67,11 +86,14 @@ impl TaskActivity {
             error: Mutex::new(None),
             topics: Mutex::new(std::collections::BTreeSet::new()),
             unavailable: Mutex::new(None),
-            throughput: super::throughput::Throughput::new(),
-            inflow: super::throughput::Throughput::new(),
+            throughput: super::throughput::Throughput::new(records, metrics.bytes.clone()),
+            inflow: super::throughput::Throughput::new(taken_in, Counter::default()),
             input_progress: Mutex::new(None),
             lag: Mutex::new(None),
-            errors: Arc::default(),
+            errors: Arc::new(super::error_counters::ErrorCounters::new(
+                metrics.errors.clone(),
+            )),
+            metrics,
         }
     }
 
@@ -190,8 +212,14 @@ impl TaskActivity {
         });
     }
 
-    /// Records how many records the task handled without committing them yet.
+    /// Records how many records the task handled without committing them yet (also the
+    /// task's `source-record-active-count` / `sink-record-active-count`).
     pub fn set_uncommitted(&self, uncommitted: Uncommitted) {
+        let (gauge, n) = match uncommitted {
+            Uncommitted::Source(n) => (&self.metrics.source.active_count, n),
+            Uncommitted::Sink(n) => (&self.metrics.sink.active_count, n),
+        };
+        gauge.set(i64::try_from(n).unwrap_or(i64::MAX));
         *self.uncommitted.lock().unwrap_or_else(|e| e.into_inner()) = Some(uncommitted);
     }
 

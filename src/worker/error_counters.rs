@@ -1,19 +1,16 @@
 //! Per-task error counters, named as Kafka Connect's `task-error-metrics` group, shown in the
-//! task's REST status (connect-rs's extension) and ready for the metrics exposition.
+//! task's REST status (connect-rs's extension) and served by `GET /metrics`: the counters are
+//! the task's metric handles ([`ErrorMetrics`]), so the two always agree.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use crate::metrics::ErrorMetrics;
 
 /// The live counters of one task (shared by the task loop and the status reports; they survive
 /// restarts of the task instance).
 #[derive(Debug, Default)]
 pub struct ErrorCounters {
-    record_failures: AtomicU64,
-    record_errors: AtomicU64,
-    records_skipped: AtomicU64,
-    retries: AtomicU64,
-    errors_logged: AtomicU64,
-    dlq_produce_requests: AtomicU64,
-    dlq_produce_failures: AtomicU64,
+    metrics: ErrorMetrics,
     last_error_timestamp: AtomicI64,
 }
 
@@ -39,61 +36,67 @@ pub struct ErrorCounts {
     pub last_error_timestamp: i64,
 }
 
-fn bump(c: &AtomicU64) {
-    c.fetch_add(1, Ordering::Relaxed);
-}
-
 impl ErrorCounters {
+    /// Counters that are the task's metric handles `metrics`.
+    pub fn new(metrics: ErrorMetrics) -> Self {
+        Self {
+            metrics,
+            last_error_timestamp: AtomicI64::new(0),
+        }
+    }
+
     /// A failed attempt.
     pub fn failure(&self) {
-        bump(&self.record_failures);
+        self.metrics.record_failures.inc();
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        self.last_error_timestamp.store(now, Ordering::Relaxed);
+            .unwrap_or_default();
+        let millis = i64::try_from(now.as_millis()).unwrap_or(i64::MAX);
+        self.last_error_timestamp.store(millis, Ordering::Relaxed);
+        self.metrics.last_error.set(now.as_secs_f64());
     }
 
     /// An operation that ended in an error.
     pub fn error(&self) {
-        bump(&self.record_errors);
+        self.metrics.record_errors.inc();
     }
 
     /// A skipped record.
     pub fn skipped(&self) {
-        bump(&self.records_skipped);
+        self.metrics.records_skipped.inc();
     }
 
     /// A retry.
     pub fn retry(&self) {
-        bump(&self.retries);
+        self.metrics.retries.inc();
     }
 
     /// An error logged.
     pub fn logged(&self) {
-        bump(&self.errors_logged);
+        self.metrics.errors_logged.inc();
     }
 
     /// A record sent to the dead letter queue.
     pub fn dlq_request(&self) {
-        bump(&self.dlq_produce_requests);
+        self.metrics.dlq_requests.inc();
     }
 
     /// A record the dead letter queue did not take.
     pub fn dlq_failure(&self) {
-        bump(&self.dlq_produce_failures);
+        self.metrics.dlq_failures.inc();
     }
 
     /// The current values.
     pub fn snapshot(&self) -> ErrorCounts {
-        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let m = &self.metrics;
         ErrorCounts {
-            total_record_failures: get(&self.record_failures),
-            total_record_errors: get(&self.record_errors),
-            total_records_skipped: get(&self.records_skipped),
-            total_retries: get(&self.retries),
-            total_errors_logged: get(&self.errors_logged),
-            deadletterqueue_produce_requests: get(&self.dlq_produce_requests),
-            deadletterqueue_produce_failures: get(&self.dlq_produce_failures),
+            total_record_failures: m.record_failures.get(),
+            total_record_errors: m.record_errors.get(),
+            total_records_skipped: m.records_skipped.get(),
+            total_retries: m.retries.get(),
+            total_errors_logged: m.errors_logged.get(),
+            deadletterqueue_produce_requests: m.dlq_requests.get(),
+            deadletterqueue_produce_failures: m.dlq_failures.get(),
             last_error_timestamp: self.last_error_timestamp.load(Ordering::Relaxed),
         }
     }

@@ -30,6 +30,7 @@ pub use record_converters::RecordConverters;
 pub use settings::{RestartPolicy, WorkerSettings};
 use task_factory::{supervise, TaskFactory};
 
+use crate::metrics::{TaskKind, WorkerMetrics};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::OffsetStore;
 use crate::topics::{Subscription, TopicBackend};
@@ -148,6 +149,8 @@ pub struct Worker {
     retired_topics: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
     /// The tasks' activity cells, for reports made without the worker.
     board: TaskBoard,
+    /// The worker's metrics (tasks register their handles here).
+    metrics: Arc<WorkerMetrics>,
 }
 
 impl Worker {
@@ -168,7 +171,20 @@ impl Worker {
             tasks: Vec::new(),
             retired_topics: std::collections::HashMap::new(),
             board: TaskBoard::default(),
+            metrics: Arc::default(),
         }
+    }
+
+    /// The worker reporting to `metrics` (those `GET /metrics` serves) instead of its own.
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: Arc<WorkerMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// The worker's metrics.
+    pub fn metrics(&self) -> &Arc<WorkerMetrics> {
+        &self.metrics
     }
 
     /// The tasks' activity cells (shared: it follows the tasks the worker starts and stops).
@@ -204,6 +220,22 @@ impl Worker {
     /// # Errors
     /// When the connector cannot be created or started, or plans too many tasks.
     pub async fn start_connector_instance(
+        &mut self,
+        spec: &ConnectorSpec,
+    ) -> Result<Vec<ConfigMap>, ConnectorStartError> {
+        let startup = &self.metrics.worker().connector_startup;
+        startup.attempts.inc();
+        let result = self.instantiate_connector(spec).await;
+        let startup = &self.metrics.worker().connector_startup;
+        match &result {
+            Ok(_) => startup.success.inc(),
+            Err(_) => startup.failure.inc(),
+        };
+        result
+    }
+
+    /// [`Worker::start_connector_instance`] without the start-up counters.
+    async fn instantiate_connector(
         &mut self,
         spec: &ConnectorSpec,
     ) -> Result<Vec<ConfigMap>, ConnectorStartError> {
@@ -287,10 +319,25 @@ impl Worker {
         config: ConfigMap,
     ) -> Result<(), ConnectError> {
         let i = usize::try_from(id).unwrap_or(usize::MAX);
-        let activity = Arc::new(TaskActivity::new(format!("{name}-{id}")));
-        self.board.register(&activity);
+        let kind = match factory.spec.plugin {
+            ConnectorPlugin::Source(_) => TaskKind::Source,
+            ConnectorPlugin::Sink(_) => TaskKind::Sink,
+        };
+        let metrics = self.metrics.task(name, id, kind);
+        let activity = Arc::new(TaskActivity::new(format!("{name}-{id}"), metrics, kind));
+        let startup = &self.metrics.worker().task_startup;
+        startup.attempts.inc();
         let cancel = self.cancel.child_token();
-        let first = factory.build(i, config.clone(), cancel.clone(), activity.clone())?;
+        let first = match factory.build(i, config.clone(), cancel.clone(), activity.clone()) {
+            Ok(first) => first,
+            Err(e) => {
+                startup.failure.inc();
+                activity.metrics.unregister();
+                return Err(e);
+            }
+        };
+        startup.success.inc();
+        self.board.register(&activity);
         let span = info_span!("task", connector = %name, task = i);
         let handle = tokio::spawn(
             supervise(
@@ -497,6 +544,8 @@ async fn stop_tasks(mut tasks: Vec<RunningTask>, graceful: Duration) -> StopRepo
             task.handle.abort();
             report.forced.push(task.activity.name.clone());
         }
+        // The task is gone from this worker: so are its series.
+        task.activity.metrics.unregister();
         if task.activity.get() == Activity::Failed {
             report.failed.push(task.activity.name.clone());
         }

@@ -3,17 +3,43 @@
 //! source records are transformed and then converted (headers, key, value), as Kafka Connect
 //! does. `Ok(None)`: the record was dropped by a transform or skipped after an error.
 
+use std::time::{Duration, Instant};
+
 use connect_api::{ConnectRecord, Headers, RecordContext, SinkRecord, TimestampType};
 
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::tolerance::{ErrorHandler, Failure, Origin, Stage};
 use super::transform_chain::TransformationChain;
+use crate::metrics::TaskMetrics;
 use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, ProducerRecord};
 
-/// Runs every transform stage on `record` where it lies, each under the handler; `Ok(false)`:
-/// the record was dropped, or skipped after an error.
+/// Time a batch spent in transformations, summed over its records: the rest of the batch's
+/// per-record loop counts as conversion. Read twice per record only when the connector has
+/// transformations, so a chain-less pipeline pays nothing per record.
+#[derive(Debug, Default)]
+pub struct StageTime {
+    transform: Duration,
+    transformed: bool,
+}
+
+impl StageTime {
+    /// Observes the batch whose per-record loop started at `started` in the `convert` and
+    /// (when transformations ran) `transform` stage histograms of `metrics`.
+    pub fn observe(self, started: Instant, metrics: &TaskMetrics) {
+        let total = started.elapsed();
+        metrics
+            .convert_time
+            .observe(total.saturating_sub(self.transform).as_secs_f64());
+        if self.transformed {
+            metrics.transform_time.observe(self.transform.as_secs_f64());
+        }
+    }
+}
+
+/// Runs every transform stage on `record` where it lies, each under the handler, timed into
+/// `clock`; `Ok(false)`: the record was dropped, or skipped after an error.
 ///
 /// Without retries (the default) the stages run in a plain function: no copy of the record is
 /// kept, and only a failure goes through the handler, whose future (like the retry loop's) is
@@ -24,16 +50,22 @@ async fn transform(
     record: &mut ConnectRecord,
     ctx: &RecordContext,
     origin: &Origin<'_>,
+    clock: &mut StageTime,
 ) -> Result<bool, TaskError> {
-    if handler.policy().retry_timeout != Some(std::time::Duration::ZERO) {
-        return Box::pin(transform_with_retries(handler, chain, record, ctx, origin)).await;
-    }
-    match transform_once(chain, record, ctx) {
-        Ok(kept) => Ok(kept),
-        Err(failure) => Box::pin(handler.fail(failure, origin))
-            .await
-            .map(|()| false),
-    }
+    let started = Instant::now();
+    let kept = if handler.policy().retry_timeout != Some(std::time::Duration::ZERO) {
+        Box::pin(transform_with_retries(handler, chain, record, ctx, origin)).await
+    } else {
+        match transform_once(chain, record, ctx) {
+            Ok(kept) => Ok(kept),
+            Err(failure) => Box::pin(handler.fail(failure, origin))
+                .await
+                .map(|()| false),
+        }
+    };
+    clock.transform += started.elapsed();
+    clock.transformed = true;
+    kept
 }
 
 /// Each stage once, in place; the first failure is returned for the handler.
@@ -73,7 +105,8 @@ async fn transform_with_retries(
     Ok(true)
 }
 
-/// A consumed record converted (key, value, headers) and transformed, for `put`.
+/// A consumed record converted (key, value, headers) and transformed (timed into `clock`),
+/// for `put`.
 ///
 /// # Errors
 /// A failure that `errors.tolerance` does not allow skipping.
@@ -82,6 +115,7 @@ pub async fn sink_record(
     converters: &RecordConverters,
     chain: &mut TransformationChain,
     r: &ConsumedRecord,
+    clock: &mut StageTime,
 ) -> Result<Option<SinkRecord>, TaskError> {
     let origin = Origin::Consumed(r);
     let topic = r.topic.as_str();
@@ -130,7 +164,7 @@ pub async fn sink_record(
     let timestamp_type = TimestampType::CreateTime;
     if !chain.is_empty() {
         let ctx = RecordContext::sink(r.offset, timestamp_type);
-        if !transform(handler, chain, &mut record, &ctx, &origin).await? {
+        if !transform(handler, chain, &mut record, &ctx, &origin, clock).await? {
             return Ok(None);
         }
     }
@@ -141,7 +175,8 @@ pub async fn sink_record(
     }))
 }
 
-/// A source record transformed and converted (headers, key, value), for the producer.
+/// A source record transformed (timed into `clock`) and converted (headers, key, value), for
+/// the producer.
 ///
 /// # Errors
 /// A failure that `errors.tolerance` does not allow skipping.
@@ -151,6 +186,7 @@ pub async fn source_record(
     chain: &mut TransformationChain,
     record: ConnectRecord,
     offset: &OffsetEntry,
+    clock: &mut StageTime,
 ) -> Result<Option<ProducerRecord>, TaskError> {
     // The record as the task returned it, for the reports (the dead letter queue writes it).
     let keep_original = !chain.is_empty()
@@ -176,6 +212,7 @@ pub async fn source_record(
             &mut record,
             &RecordContext::source(),
             &origin,
+            clock,
         )
         .await?
         {

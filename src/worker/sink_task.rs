@@ -14,7 +14,7 @@ use tracing::{debug, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
-use super::record_pipeline::sink_record;
+use super::record_pipeline::{sink_record, StageTime};
 use super::settings::WorkerSettings;
 use super::throughput::record_bytes;
 use super::tolerance::ErrorHandler;
@@ -97,6 +97,12 @@ impl SinkTaskRunner {
                     self.activity.idle();
                 }
             } else {
+                // `inflow` below counts `sink-record-read-total`.
+                #[allow(clippy::cast_precision_loss)]
+                self.activity
+                    .metrics
+                    .batch_size
+                    .observe(polled.len() as f64);
                 self.activity.busy();
                 let bytes = polled
                     .iter()
@@ -147,6 +153,7 @@ impl SinkTaskRunner {
             st.committed.remove(tp);
             st.first.remove(tp);
         }
+        self.report_partitions(st);
         self.report_uncommitted(st);
         let _ = revocation.done.send(());
         match result {
@@ -171,6 +178,7 @@ impl SinkTaskRunner {
                 .await
                 .map_err(TaskError::at("Task open"))?;
             st.open.extend(new);
+            self.report_partitions(st);
         }
         Ok(())
     }
@@ -188,19 +196,35 @@ impl SinkTaskRunner {
     ) -> Result<bool, TaskError> {
         let mut kept = Vec::with_capacity(polled.len());
         let mut batch = Vec::with_capacity(polled.len());
+        let started = std::time::Instant::now();
+        let mut clock = StageTime::default();
         for (i, r) in polled.iter().enumerate() {
-            if let Some(rec) =
-                sink_record(&mut self.errors, &self.converters, &mut self.transforms, r).await?
+            if let Some(rec) = sink_record(
+                &mut self.errors,
+                &self.converters,
+                &mut self.transforms,
+                r,
+                &mut clock,
+            )
+            .await?
             {
                 kept.push(i);
                 batch.push(rec);
             }
         }
+        clock.observe(started, &self.activity.metrics);
         self.errors.flush().await?;
         let mut attempt = 0u32;
         loop {
             let count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
-            match self.task.put(batch).await {
+            let put_started = std::time::Instant::now();
+            let put = self.task.put(batch).await;
+            self.activity
+                .metrics
+                .sink
+                .put_batch_time
+                .observe(put_started.elapsed().as_secs_f64());
+            match put {
                 Ok(()) => {
                     self.activity.throughput.add("put", count, bytes);
                     return Ok(true);
@@ -216,28 +240,56 @@ impl SinkTaskRunner {
                     }
                     self.errors.counters().retry();
                     batch = Vec::with_capacity(kept.len());
+                    let started = std::time::Instant::now();
+                    let mut clock = StageTime::default();
                     for &i in &kept {
                         if let Some(rec) = sink_record(
                             &mut self.errors,
                             &self.converters,
                             &mut self.transforms,
                             &polled[i],
+                            &mut clock,
                         )
                         .await?
                         {
                             batch.push(rec);
                         }
                     }
+                    clock.observe(started, &self.activity.metrics);
                 }
                 Err(e) => return Err(TaskError::at("Task put")(e)),
             }
         }
     }
 
+    /// Flushes the task and commits its offsets, timed and counted in the task's metrics
+    /// (`offset-commit-*`; a `pre_commit` that leaves nothing new to commit counts as a
+    /// completed commit).
     async fn commit(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
         if st.current == st.committed {
             return Ok(());
         }
+        let activity = self.activity.clone();
+        let metrics = &activity.metrics;
+        metrics.sink.commit_seq_no.inc();
+        let started = std::time::Instant::now();
+        let result = self.commit_offsets(st).await;
+        metrics
+            .offset_commit_time
+            .observe(started.elapsed().as_secs_f64());
+        match &result {
+            Ok(()) => {
+                metrics.offset_commit_success.inc();
+                metrics.sink.commit_completion.inc();
+            }
+            Err(_) => {
+                metrics.offset_commit_failure.inc();
+            }
+        }
+        result
+    }
+
+    async fn commit_offsets(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
         let offsets = self
             .task
             .pre_commit(st.current.clone())
@@ -256,6 +308,12 @@ impl SinkTaskRunner {
         st.committed = offsets;
         self.report_uncommitted(st);
         Ok(())
+    }
+
+    /// Sets the task's `partition-count`.
+    fn report_partitions(&self, st: &SinkState) {
+        let open = i64::try_from(st.open.len()).unwrap_or(i64::MAX);
+        self.activity.metrics.sink.partition_count.set(open);
     }
 
     /// Tells the activity cell how many records were put since their offsets were committed

@@ -15,7 +15,7 @@ use tracing::{debug, error, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::{split, RecordConverters};
-use super::record_pipeline::source_record as source_record_stages;
+use super::record_pipeline::{source_record as source_record_stages, StageTime};
 use super::settings::WorkerSettings;
 use super::submitted::{BatchId, SubmittedRecords};
 use super::throughput::record_bytes;
@@ -127,19 +127,30 @@ impl SourceTaskRunner {
             };
             self.activity.set_input_progress(self.task.progress());
             if batch.is_empty() {
-                // Nothing new since the poll started (a poll may wait for data).
+                // Nothing new since the poll started (a poll may wait for data). Only polls
+                // that return records are timed, as Kafka Connect does.
                 if state.submitted.in_flight() == 0 {
                     self.activity.idle_since(poll_started);
                 }
                 self.activity.set_unavailable(self.task.input_unavailable());
                 continue;
             }
+            let metrics = &self.activity.metrics;
+            let polled_at = std::time::Instant::now();
+            metrics
+                .source
+                .poll_batch_time
+                .observe((polled_at - poll_started).as_secs_f64());
+            // `inflow` below counts `source-record-poll-total`.
+            #[allow(clippy::cast_precision_loss)]
+            metrics.batch_size.observe(batch.len() as f64);
             self.activity.busy();
             self.activity.set_unavailable(None);
             let polled = u64::try_from(batch.len()).unwrap_or(u64::MAX);
             self.activity.inflow.add("polled", polled, 0);
             let mut offsets = Vec::with_capacity(batch.len());
             let mut records = Vec::with_capacity(batch.len());
+            let mut transform_time = StageTime::default();
             for source_record in batch {
                 let (offset, record) = split(source_record);
                 // A record dropped by a transform, or skipped after an error, still advances
@@ -150,6 +161,7 @@ impl SourceTaskRunner {
                     &mut self.transforms,
                     record,
                     &offset,
+                    &mut transform_time,
                 )
                 .await?
                 {
@@ -157,6 +169,7 @@ impl SourceTaskRunner {
                 }
                 offsets.push(offset);
             }
+            transform_time.observe(polled_at, &self.activity.metrics);
             // Dead-lettered records are durable before their offsets can be committed.
             self.errors.flush().await?;
             if records.is_empty() {
@@ -183,10 +196,14 @@ impl SourceTaskRunner {
             let id = state.submitted.submit(offsets);
             state.sent += records.len() as u64;
             self.report_uncommitted(state);
+            let sent_at = std::time::Instant::now();
             let delivery = self.producer.send_batch(records).await?;
             let tx = state.ack_tx.clone();
+            let produce_time = self.activity.metrics.source.produce_time.clone();
             tokio::spawn(async move {
-                let _ = tx.send((id, delivery.await));
+                let acked = delivery.await;
+                produce_time.observe(sent_at.elapsed().as_secs_f64());
+                let _ = tx.send((id, acked));
             });
         }
     }
@@ -239,8 +256,15 @@ impl SourceTaskRunner {
             self.report_uncommitted(state);
             return Ok(());
         }
-        match self.offsets.put(&self.connector, entries.clone()).await {
+        let started = std::time::Instant::now();
+        let stored = self.offsets.put(&self.connector, entries.clone()).await;
+        let metrics = &self.activity.metrics;
+        metrics
+            .offset_commit_time
+            .observe(started.elapsed().as_secs_f64());
+        match stored {
             Ok(()) => {
+                metrics.offset_commit_success.inc();
                 state.stored += std::mem::take(&mut state.releasing);
                 self.report_uncommitted(state);
                 debug!(partitions = entries.len(), "Committed source offsets.");
@@ -250,6 +274,7 @@ impl SourceTaskRunner {
                 Ok(())
             }
             Err(e) => {
+                metrics.offset_commit_failure.inc();
                 error!(error = %e, "Could not store source offsets; will retry at the next flush.");
                 state.unflushed = entries;
                 Ok(())

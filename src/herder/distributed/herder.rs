@@ -101,6 +101,16 @@ struct Signing {
     client: RestClient,
 }
 
+/// Kafka Connect's name of a connect sub-protocol in its `connect-protocol` metric.
+fn protocol_name(protocol: connect_membership::protocol::ConnectProtocol) -> &'static str {
+    use connect_membership::protocol::ConnectProtocol;
+    match protocol {
+        ConnectProtocol::Eager => "eager",
+        ConnectProtocol::Compatible => "compatible",
+        ConnectProtocol::Sessioned => "sessioned",
+    }
+}
+
 /// How long a follower waits before its connector plans its tasks again after the leader
 /// could not take them (Kafka Connect's reconfiguration backoff is 250 ms).
 const RESUBMIT_BACKOFF: Duration = Duration::from_millis(500);
@@ -241,9 +251,13 @@ impl DistributedHerder {
                     leader_url: None,
                     is_leader: false,
                 });
+                self.rebalancing();
             }
             None => {
                 self.assignment = snapshot_of(&self.state).items();
+                // A one-worker cluster: its own assignment is its only rebalance.
+                let leader = self.core.worker_id.clone();
+                self.rebalanced(0, &leader, "none");
                 self.ensure_session_key().await;
             }
         }
@@ -390,6 +404,7 @@ impl DistributedHerder {
                     if let Some(group) = &self.group {
                         group.member.request_rejoin();
                     }
+                    self.rebalancing();
                     return;
                 }
                 if a.config_offset > self.state.offset() {
@@ -408,6 +423,7 @@ impl DistributedHerder {
                 );
                 self.generation = a.generation;
                 self.assignment = a.assignment.clone();
+                self.rebalanced(a.generation, &a.leader_url, protocol_name(a.protocol));
                 if let Some(group) = &mut self.group {
                     group.leader_url = Some(a.leader_url.clone());
                     group.is_leader = a.is_leader;
@@ -424,17 +440,20 @@ impl DistributedHerder {
                     if let Some(group) = &self.group {
                         group.member.request_rejoin();
                     }
+                    self.rebalancing();
                 }
                 self.ensure_session_key().await;
                 self.remove_stale_statuses().await;
             }
             MemberEvent::Revoked(items) => {
+                self.rebalancing();
                 self.assignment.remove_all(&items);
                 self.dirty = true;
                 self.settle().await;
             }
             MemberEvent::MembershipLost { reason } => {
                 warn!(reason = %reason, "Lost the group membership: stopping every connector and task here.");
+                self.rebalancing();
                 self.assignment = WorkItems::default();
                 if let Some(group) = &mut self.group {
                     group.leader_url = None;
@@ -443,6 +462,25 @@ impl DistributedHerder {
                 self.dirty = true;
                 self.settle().await;
             }
+        }
+    }
+
+    /// The rebalance metrics: a rebalance is under way.
+    fn rebalancing(&self) {
+        if let Some(m) = self.core.worker.metrics().rebalance() {
+            m.started();
+        }
+    }
+
+    /// The rebalance metrics: a rebalance completed with generation `generation`, `leader`'s
+    /// REST URL and `protocol`.
+    fn rebalanced(&self, generation: i32, leader: &str, protocol: &str) {
+        if let Some(m) = self.core.worker.metrics().rebalance() {
+            m.completed(&crate::metrics::Rebalance {
+                generation,
+                leader,
+                protocol,
+            });
         }
     }
 
@@ -714,6 +752,10 @@ impl DistributedHerder {
                         warn!(error = %e, "Could not read the offsets topic to its end.");
                     }
                     let _ = reply.send(self.core.offsets(&name).await);
+                }
+                Request::RefreshMetrics(reply) => {
+                    self.refresh_metrics();
+                    let _ = reply.send(());
                 }
                 Request::Shutdown(reply) => {
                     let report = self.shutdown().await;

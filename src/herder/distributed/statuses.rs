@@ -113,6 +113,30 @@ impl DistributedHerder {
         now
     }
 
+    /// Sets the worker-wide metrics from what runs on this worker (the connectors and tasks
+    /// assigned here, in their current states) and the coordinator's assignment counts.
+    pub(super) fn refresh_metrics(&self) {
+        let mut by_connector: BTreeMap<String, crate::metrics::ConnectorSnapshot> = BTreeMap::new();
+        for ((name, task), (state, _)) in self.local_states() {
+            let snapshot = by_connector
+                .entry(name)
+                .or_insert_with_key(|name| self.core.metrics_snapshot(name, None, Vec::new()));
+            match task {
+                None => snapshot.state = Some(state.name().to_owned()),
+                Some(id) => snapshot.tasks.push((id, state.name().to_owned())),
+            }
+        }
+        let connectors = by_connector.into_values().collect();
+        let metrics = self.core.worker.metrics();
+        metrics.refresh(&crate::metrics::WorkerSnapshot { connectors });
+        if let Some(rebalance) = metrics.rebalance() {
+            rebalance.assigned(
+                self.assignment.connectors.len(),
+                self.assignment.tasks.len(),
+            );
+        }
+    }
+
     /// Writes the statuses that changed since the last call.
     pub(super) async fn publish_statuses(&mut self) {
         let now = self.local_states();

@@ -44,6 +44,7 @@ fn forwarding_herder(target: Option<String>) -> HerderHandle {
                 HerderRequest::Topics(_, _, r) => drop(r.send(Err(e()))),
                 HerderRequest::PutTaskConfigs { reply, .. } => drop(reply.send(Err(e()))),
                 HerderRequest::IdleFor(_, r) => drop(r.send(true)),
+                HerderRequest::RefreshMetrics(r) => drop(r.send(())),
                 HerderRequest::Shutdown(r) => drop(r.send(Default::default())),
             }
         }
@@ -74,6 +75,7 @@ async fn forwarding_worker(target: Option<String>) -> Server {
     let addr = listener.local_addr().unwrap();
     let state = AppState {
         herder: forwarding_herder(target),
+        metrics: Arc::default(),
         plugins: Arc::new(PluginRegistry::builtin()),
         worker: Arc::new(WorkerInfo {
             kafka_cluster_id: None,

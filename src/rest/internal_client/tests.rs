@@ -60,6 +60,7 @@ async fn leader(key: Option<SigningKey>) -> Leader {
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let state = AppState {
         herder: leader_herder(key, written.clone()),
+        metrics: Arc::default(),
         plugins: Arc::new(PluginRegistry::builtin()),
         worker: Arc::new(WorkerInfo {
             kafka_cluster_id: None,
