@@ -117,11 +117,16 @@ pub struct StandaloneArgs {
     /// connector files to its cluster (created, or updated when they exist).
     #[arg(long)]
     pub distributed: bool,
+    /// Do not watch the connector files: without it, a changed, added or removed connector
+    /// file is applied to the running worker (not with `--distributed`, which reads them once).
+    #[arg(long)]
+    pub no_watch: bool,
     /// Worker configuration (.properties, .json or .toml).
     #[arg(value_name = "WORKER_FILE")]
     pub worker_file: PathBuf,
-    /// Connector configurations (.properties, .json or .toml); none is fine when connectors
-    /// are created over the REST API.
+    /// Connector configurations (.properties, .json or .toml), or directories whose files
+    /// named *.properties, *.json or *.toml are connector configurations; none is fine when
+    /// connectors are created over the REST API.
     #[arg(value_name = "CONNECTOR_FILE")]
     pub connector_files: Vec<PathBuf>,
 }
@@ -261,6 +266,12 @@ mod tests {
         );
         assert!(parse_log_level("connect_rs=loud").is_err());
         assert!(parse_log_level("").is_err());
+    }
+
+    #[test]
+    fn no_watch_is_a_flag() {
+        assert!(standalone(&["--no-watch", "w", "c"]).no_watch);
+        assert!(!standalone(&["w", "c"]).no_watch);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The subcommands, and what they share: logging set-up and exit codes.
 
+pub mod connector_files;
 pub mod distributed;
 pub mod dlq;
 pub mod error_text;
