@@ -428,6 +428,10 @@ async fn apply(herder: &HerderHandle, action: Action) -> Option<(PathBuf, Option
                     );
                     Some((file, None))
                 }
+                Err(e) if herder.is_closed() => {
+                    debug!(file = %f, connector = %connector, error = %e, "Connector file change not applied: the worker is stopping.");
+                    None
+                }
                 Err(e) => {
                     error!(
                         file = %f,

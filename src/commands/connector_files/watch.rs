@@ -45,7 +45,12 @@ pub fn arm(sources: &Sources) -> anyhow::Result<Armed> {
         let _ = tx.send(event);
     })
     .with_context(|| format!("Could not start watching connector files ({hint})"))?;
-    let dirs = sources.watched_dirs();
+    // A missing directory is left to the start-up read, which names the missing file.
+    let dirs: Vec<_> = sources
+        .watched_dirs()
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .collect();
     for dir in &dirs {
         watcher
             .watch(dir, RecursiveMode::NonRecursive)
