@@ -308,6 +308,7 @@ fn a_watched_directory_creates_renames_and_deletes_connectors_and_ignores_editor
         "conf.d/src.properties",
         source_props("src", &input, "lines"),
     );
+    w.write("conf.d/sink.conf", "name=never\n");
     let run = start_args(
         &w,
         &[
@@ -318,6 +319,8 @@ fn a_watched_directory_creates_renames_and_deletes_connectors_and_ignores_editor
     );
     let c = run.client;
     wait_running(&c, "src");
+    let line = wait_log_line(&w, &["WARN", "not read: sink.conf"]);
+    assert!(line.contains(&conf.display().to_string()), "{line}");
 
     // Editor leftovers and other files are not connector files.
     let junk = sink_props("junk", &w.path("junk.txt"), "lines");

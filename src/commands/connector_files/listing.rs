@@ -61,39 +61,78 @@ impl Sources {
         Self { sources }
     }
 
-    /// Whether a directory was given.
-    pub fn has_directories(&self) -> bool {
-        self.sources.iter().any(|s| matches!(s, Source::Dir { .. }))
-    }
-
     /// The connector files now: every file argument (present or not, in order), then the
-    /// connector files of each directory (sorted by name). A file reached twice is listed once.
+    /// connector files of each directory (sorted by name) that were not listed already.
     ///
     /// A directory that no longer exists lists nothing.
     ///
     /// # Errors
     /// Every directory that cannot be read, with the reason.
     pub fn list(&self) -> Result<Vec<PathBuf>, Vec<String>> {
-        let mut files: Vec<PathBuf> = Vec::new();
+        let absolute = |f: &PathBuf| std::path::absolute(f).unwrap_or_else(|_| f.clone());
+        // A file given twice stays twice (the duplicate-name check names it); a directory's
+        // file that is also given, or reached through a second directory argument, is once.
+        let mut files: Vec<PathBuf> = self
+            .sources
+            .iter()
+            .filter_map(|s| match s {
+                Source::File { path, .. } => Some(path.clone()),
+                Source::Dir { .. } => None,
+            })
+            .collect();
+        let mut seen: std::collections::HashSet<PathBuf> = files.iter().map(absolute).collect();
         let mut problems = Vec::new();
         for source in &self.sources {
-            match source {
-                Source::File { path, .. } => files.push(path.clone()),
-                Source::Dir { path, .. } => match list_dir(path) {
-                    Ok(found) => files.extend(found),
+            if let Source::Dir { path, .. } = source {
+                match list_dir(path) {
+                    Ok(found) => {
+                        files.extend(found.into_iter().filter(|f| seen.insert(absolute(f))))
+                    }
                     Err(e) => problems.push(format!(
                         "Cannot read connector directory {}: {e}",
                         path.display()
                     )),
-                },
+                }
             }
         }
         if !problems.is_empty() {
             return Err(problems);
         }
-        let mut seen = std::collections::HashSet::new();
-        files.retain(|f| seen.insert(std::path::absolute(f).unwrap_or_else(|_| f.clone())));
         Ok(files)
+    }
+
+    /// Per directory argument: the directory as given, how many connector files it holds, and
+    /// the names of its other files, which are not read (editors' leftovers, hidden names and
+    /// names ending `~` or `#`, are left out).
+    pub fn directory_contents(&self) -> Vec<(PathBuf, usize, Vec<String>)> {
+        let mut out = Vec::new();
+        for source in &self.sources {
+            let Source::Dir { path, .. } = source else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(path) else {
+                continue;
+            };
+            let mut found = 0;
+            let mut other = Vec::new();
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if !std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+                    continue;
+                }
+                if is_connector_file_name(&name) {
+                    found += 1;
+                    continue;
+                }
+                let name = name.to_string_lossy().into_owned();
+                if !(name.starts_with('.') || name.ends_with('~') || name.ends_with('#')) {
+                    other.push(name);
+                }
+            }
+            other.sort();
+            out.push((path.clone(), found, other));
+        }
+        out
     }
 
     /// The directories to watch (absolute, each once): each directory argument and the parent
@@ -243,14 +282,20 @@ mod tests {
         }
         std::fs::create_dir(conf.join("sub.toml")).unwrap();
         let single = dir.path().join("single.properties");
-        let sources = Sources::new(&[single.clone(), conf.clone(), conf.join("b.json")]);
-        assert!(sources.has_directories());
+        let sources = Sources::new(&[
+            single.clone(),
+            conf.clone(),
+            conf.join("b.json"),
+            single.clone(),
+        ]);
+        // A file given twice stays twice (for the duplicate check); b.json is read once.
         assert_eq!(
             sources.list().unwrap(),
             [
                 single.clone(),
-                conf.join("a.properties"),
-                conf.join("b.json")
+                conf.join("b.json"),
+                single.clone(),
+                conf.join("a.properties")
             ]
         );
         assert_eq!(

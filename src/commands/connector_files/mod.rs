@@ -14,6 +14,7 @@ pub mod watch;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
+use tracing::{info, warn};
 
 use super::{CommandError, EXIT_CONNECTOR};
 use crate::config::{self, WorkerConfig};
@@ -80,6 +81,19 @@ pub fn validate(
     let files = sources
         .list()
         .map_err(|problems| CommandError::new(EXIT_CONNECTOR, anyhow!(problems.join("\n"))))?;
+    for (dir, found, other) in sources.directory_contents() {
+        let dir = dir.display();
+        if found == 0 {
+            info!("Connector directory {dir} holds no connector files yet.");
+        }
+        if !other.is_empty() {
+            warn!(
+                "Connector directory {dir}: not read: {} (connector files are named *.properties, \
+                 *.json or *.toml).",
+                other.join(", ")
+            );
+        }
+    }
     let mut valid = Vec::new();
     let mut problems = Vec::new();
     let mut names = Vec::new();
