@@ -163,11 +163,16 @@ pub struct StandaloneArgs {
     /// No live progress lines and no summary table on the terminal (the log keeps its lines).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Do not watch the connector files: without it, a changed, added or removed connector
+    /// file is applied to the running worker (not with `--distributed`, which reads them once).
+    #[arg(long)]
+    pub no_watch: bool,
     /// Worker configuration (.properties, .json or .toml).
     #[arg(value_name = "WORKER_FILE")]
     pub worker_file: PathBuf,
-    /// Connector configurations (.properties, .json or .toml); none is fine when connectors
-    /// are created over the REST API.
+    /// Connector configurations (.properties, .json or .toml), or directories whose files
+    /// named *.properties, *.json or *.toml are connector configurations; none is fine when
+    /// connectors are created over the REST API.
     #[arg(value_name = "CONNECTOR_FILE")]
     pub connector_files: Vec<PathBuf>,
 }
@@ -325,6 +330,12 @@ mod tests {
         };
         assert_eq!(doctor.restart_tolerance, Duration::from_secs(300));
         assert_eq!(doctor.connector_files.len(), 2);
+    }
+
+    #[test]
+    fn no_watch_is_a_flag() {
+        assert!(standalone(&["--no-watch", "w", "c"]).no_watch);
+        assert!(!standalone(&["w", "c"]).no_watch);
     }
 
     #[test]

@@ -61,10 +61,9 @@ fn each_os_error_is_printed_once() {
     let w = Workdir::new();
     let worker = w.worker("");
     std::fs::create_dir_all(w.path("a-dir")).unwrap();
-    let cases: [&[&Path]; 4] = [
+    let cases: [&[&Path]; 3] = [
         &[&w.path("no-worker.properties")],
         &[&worker, &w.path("no-connector.properties")],
-        &[&worker, &w.path("a-dir")],
         &[&w.path("a-dir")],
     ];
     for files in cases {
@@ -78,6 +77,10 @@ fn each_os_error_is_printed_once() {
         };
         assert_eq!(err.matches(reason).count(), 1, "{err}");
     }
+    // A directory among the connector files stands for the connector files in it.
+    let (code, err) = w.run_checked(&[&worker, &w.path("a-dir")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("holds no connector files"), "{err}");
 }
 
 #[test]

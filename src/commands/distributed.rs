@@ -58,6 +58,12 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         load_worker(&args.worker_file, WorkerMode::Distributed, &plugins).map_err(startup)?,
     );
     let specs = validate_connector_files(&args.connector_files, &worker_config, &plugins)?;
+    if !args.connector_files.is_empty() {
+        info!(
+            "Connector files are submitted once, at start: with --distributed they are not \
+             watched for changes (update connectors over the REST API)."
+        );
+    }
 
     let rest_server = RestServer::bind(&worker_config).await.map_err(startup)?;
     let (scheme, rest_addr) = rest_server

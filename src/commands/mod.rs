@@ -1,6 +1,7 @@
 //! The subcommands, and what they share: logging set-up and exit codes.
 
 pub mod completions;
+pub mod connector_files;
 pub mod distributed;
 pub mod dlq;
 pub mod doctor;

@@ -1,6 +1,7 @@
 //! `connect-rs standalone`: Kafka Connect's standalone worker. Validates every file before
 //! anything starts, opens the embedded log and the offsets file, starts the connectors, and runs
-//! until a signal (or `--exit-when-idle`), then stops gracefully.
+//! until a signal (or `--exit-when-idle`), then stops gracefully. Unless `--no-watch`, the
+//! connector files are watched and their changes applied ([`super::connector_files`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,10 +10,10 @@ use anyhow::{anyhow, Context};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use super::connector_files::{self, reconcile::Reconciler, Sources};
 use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP, EXIT_TASK_FAILED};
 use crate::cli::StandaloneArgs;
 use crate::config::{self, WorkerConfig, WorkerMode};
-use crate::herder::spec::connector_spec;
 use crate::herder::standalone::StandaloneHerder;
 use crate::herder::HerderHandle;
 use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
@@ -36,8 +37,21 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let worker_config = Arc::new(
         load_worker(&args.worker_file, WorkerMode::Standalone, &plugins).map_err(startup)?,
     );
+    let sources = Sources::new(&args.connector_files);
+    // Armed before the files are read, so that no change made after the read is missed.
+    let watch = if args.no_watch {
+        info!("Connector files are not watched (--no-watch).");
+        None
+    } else if args.connector_files.is_empty() {
+        None
+    } else {
+        Some(connector_files::watch::arm(&sources).map_err(startup)?)
+    };
     // Validate every connector before anything starts.
-    let specs = validate_connector_files(&args.connector_files, &worker_config, &plugins)?;
+    let files = connector_files::validate(&sources, &worker_config, &plugins)?;
+    let reconciler = watch
+        .is_some()
+        .then(|| Reconciler::new(sources, &files, worker_config.clone(), plugins.clone()));
 
     let rest_server = RestServer::bind(&worker_config).await.map_err(startup)?;
     let rest_listeners = rest_server.addresses();
@@ -64,8 +78,8 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
     let mut herder =
         StandaloneHerder::new(worker, worker_config.clone(), plugins.clone(), worker_id);
-    for spec in specs {
-        if let Err(e) = herder.start(spec).await {
+    for file in files {
+        if let Err(e) = herder.start(file.spec).await {
             herder.stop().await;
             topics.close().await;
             return Err(CommandError::new(EXIT_CONNECTOR, e));
@@ -77,7 +91,10 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         return Err(startup(e.into()));
     }
     let (handle, herder_task) = herder.spawn();
-    serve_until_stopped(
+    let watching = watch
+        .zip(reconciler)
+        .map(|(watch, reconciler)| watch.spawn(reconciler, handle.clone()));
+    let result = serve_until_stopped(
         rest_server,
         handle,
         herder_task,
@@ -92,7 +109,11 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
             quiet: args.quiet,
         },
     )
-    .await
+    .await;
+    if let Some(watching) = watching {
+        watching.abort();
+    }
+    result
 }
 
 /// What a running worker needs to serve REST and stop.
@@ -108,7 +129,8 @@ pub(crate) struct Running {
     pub(crate) quiet: bool,
 }
 
-/// Validates connector files (all problems at once; duplicate names across files refused).
+/// Validates connector files (directories stand for their connector files; all problems at
+/// once; duplicate names across files refused).
 ///
 /// # Errors
 /// Exit 3 with every problem.
@@ -117,31 +139,8 @@ pub(crate) fn validate_connector_files(
     worker_config: &WorkerConfig,
     plugins: &PluginRegistry,
 ) -> Result<Vec<crate::worker::ConnectorSpec>, CommandError> {
-    let mut specs = Vec::new();
-    let mut problems = Vec::new();
-    let mut names = Vec::new();
-    for file in files {
-        let spec = config::load_file(file)
-            .map_err(|e| e.to_string())
-            .and_then(|raw| {
-                if let Some(name) = raw.get("name") {
-                    names.push((file.clone(), name.trim().to_owned()));
-                }
-                connector_spec(&raw, worker_config, plugins).map_err(|e| e.to_string())
-            });
-        match spec {
-            Ok(spec) => specs.push(spec),
-            Err(e) => problems.push(e),
-        }
-    }
-    problems.extend(super::unique_names::duplicate_names(&names));
-    if !problems.is_empty() {
-        return Err(CommandError::new(
-            EXIT_CONNECTOR,
-            anyhow!(problems.join("\n")),
-        ));
-    }
-    Ok(specs)
+    let valid = connector_files::validate(&Sources::new(files), worker_config, plugins)?;
+    Ok(valid.into_iter().map(|f| f.spec).collect())
 }
 
 /// Serves REST until a signal (or `--exit-when-idle`), then stops the REST server, the herder

@@ -60,7 +60,20 @@ pub fn load_file_with_warnings(
     path: &Path,
 ) -> Result<(RawConfig, Vec<ConfigWarning>), ConfigError> {
     let bytes = std::fs::read(path).map_err(|e| ConfigError::io(path, e))?;
-    if let Some(why) = binary_data(&bytes) {
+    parse_file_bytes(path, &bytes)
+}
+
+/// Parses `bytes` read from `path` as [`load_file_with_warnings`] would (format by `path`'s
+/// extension): for callers that must know exactly which bytes a configuration came from (the
+/// connector file watcher compares them with the next read).
+///
+/// # Errors
+/// As [`load_file`], except that nothing is read.
+pub fn parse_file_bytes(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(RawConfig, Vec<ConfigWarning>), ConfigError> {
+    if let Some(why) = binary_data(bytes) {
         return Err(ConfigError::single(ConfigProblem::at(
             Origin::file(path),
             format!("This is not a configuration file: it contains binary data ({why}). Check the path."),
@@ -68,11 +81,11 @@ pub fn load_file_with_warnings(
     }
     let (raw, mut warnings) = match FileFormat::from_path(path) {
         FileFormat::Json => {
-            let json = parse_json(&bytes, path)?;
+            let json = parse_json(bytes, path)?;
             (json.raw, json.warnings)
         }
         FileFormat::Toml => {
-            let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let text = std::str::from_utf8(bytes).map_err(|e| {
                 ConfigError::io(
                     path,
                     std::io::Error::new(std::io::ErrorKind::InvalidData, e),
@@ -85,9 +98,9 @@ pub fn load_file_with_warnings(
                 .iter()
                 .find(|b| !b.is_ascii_whitespace())
                 .is_some_and(|&b| b == b'{');
-            match looks_like_json.then(|| parse_json(&bytes, path)) {
+            match looks_like_json.then(|| parse_json(bytes, path)) {
                 Some(Ok(json)) => (json.raw, json.warnings),
-                _ => (parse_properties(&bytes, path)?, Vec::new()),
+                _ => (parse_properties(bytes, path)?, Vec::new()),
             }
         }
     };

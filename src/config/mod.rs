@@ -23,7 +23,7 @@ pub use self::connector::{
 };
 pub use self::error::{format_problems, log_warnings, ConfigError, ConfigProblem, ConfigWarning};
 pub use self::json::{parse_json, InitialState, JsonConfig};
-pub use self::load::{load_file, load_file_with_warnings, FileFormat};
+pub use self::load::{load_file, load_file_with_warnings, parse_file_bytes, FileFormat};
 pub use self::origin::Origin;
 pub use self::properties::parse_properties;
 pub use self::raw::{RawConfig, RawEntry};

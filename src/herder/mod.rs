@@ -223,6 +223,11 @@ impl HerderHandle {
         Self { tx, worker_id }
     }
 
+    /// Whether the herder has stopped (requests are then answered with an error).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     /// `host:port` of this worker, as Kafka Connect's `worker_id`.
     pub fn worker_id(&self) -> &str {
         &self.worker_id
