@@ -198,6 +198,7 @@ const SINK_FAMILIES: &[&str] = &[
     "kafka_connect_sink_task_metrics_sink_record_send_total",
     "kafka_connect_sink_task_metrics_put_batch_time_seconds",
     "kafka_connect_sink_task_metrics_partition_count",
+    "kafka_connect_sink_task_metrics_sink_record_lag_max",
     "kafka_connect_sink_task_metrics_offset_commit_completion_total",
     "kafka_connect_sink_task_metrics_offset_commit_skip_total",
     "kafka_connect_sink_task_metrics_offset_commit_seq_no",
@@ -384,6 +385,12 @@ fn counters_grow_during_a_copy_and_end_equal_to_the_lines_copied() {
             "kafka_connect_sink_task_metrics_partition_count",
             vec![("connector", "dst"), ("task", "0")],
             1.0,
+        ),
+        // Every record read: nothing left to the end of the topic.
+        (
+            "kafka_connect_sink_task_metrics_sink_record_lag_max",
+            vec![("connector", "dst"), ("task", "0")],
+            0.0,
         ),
     ] {
         assert_eq!(

@@ -44,6 +44,7 @@ pub struct TaskFamilies {
     sink_send: Family<TaskLabels, Counter>,
     put_batch_time: HistogramFamily<TaskLabels>,
     partition_count: Family<TaskLabels, Gauge>,
+    sink_lag: Family<TaskLabels, Gauge>,
     commit_completion: Family<TaskLabels, Counter>,
     commit_skip: Family<TaskLabels, Counter>,
     commit_seq_no: Family<TaskLabels, Gauge>,
@@ -80,6 +81,7 @@ impl TaskFamilies {
             sink_send: Family::default(),
             put_batch_time: histograms(buckets::seconds),
             partition_count: Family::default(),
+            sink_lag: Family::default(),
             commit_completion: Family::default(),
             commit_skip: Family::default(),
             commit_seq_no: Family::default(),
@@ -157,6 +159,11 @@ impl TaskFamilies {
             "partition_count",
             "Topic partitions assigned to the task",
             f.partition_count.clone(),
+        );
+        g.register(
+            "sink_record_lag_max",
+            "Records between the task's position and the end of its assigned partitions, at its last poll (sink-record-lag-max)",
+            f.sink_lag.clone(),
         );
         g.register(
             "offset_commit_completion",
@@ -260,6 +267,8 @@ pub struct SinkTaskMetrics {
     pub put_batch_time: Histogram,
     /// `partition-count`.
     pub partition_count: Gauge,
+    /// `sink-record-lag-max`: records to the end of the assigned partitions at the last poll.
+    pub lag: Gauge,
     /// `offset-commit-completion-total`.
     pub commit_completion: Counter,
     /// `offset-commit-skip-total`.
@@ -400,6 +409,7 @@ impl TaskMetrics {
                 send_total: counter(&f.sink_send, !source),
                 put_batch_time: histogram(&f.put_batch_time, !source),
                 partition_count: gauge(&f.partition_count, !source),
+                lag: gauge(&f.sink_lag, !source),
                 commit_completion: counter(&f.commit_completion, !source),
                 commit_skip: counter(&f.commit_skip, !source),
                 commit_seq_no: gauge(&f.commit_seq_no, !source),
@@ -441,6 +451,7 @@ impl TaskMetrics {
                 send_total: Counter::default(),
                 put_batch_time: buckets::seconds(),
                 partition_count: Gauge::default(),
+                lag: Gauge::default(),
                 commit_completion: Counter::default(),
                 commit_skip: Counter::default(),
                 commit_seq_no: Gauge::default(),
@@ -480,6 +491,7 @@ impl TaskMetrics {
         for family in [
             &f.source_active,
             &f.partition_count,
+            &f.sink_lag,
             &f.commit_seq_no,
             &f.sink_active,
         ] {

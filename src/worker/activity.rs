@@ -118,8 +118,15 @@ impl TaskActivity {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records the records a sink task has still to read (`None`: not known).
+    /// Records the records a sink task has still to read (`None`: not known); also the
+    /// task's `sink-record-lag-max`.
     pub fn set_lag(&self, lag: Option<u64>) {
+        if let Some(n) = lag {
+            self.metrics
+                .sink
+                .lag
+                .set(i64::try_from(n).unwrap_or(i64::MAX));
+        }
         *self.lag.lock().unwrap_or_else(|e| e.into_inner()) = lag;
     }
 
