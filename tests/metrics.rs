@@ -231,6 +231,7 @@ const REBALANCE_FAMILIES: &[&str] = &[
     "kafka_connect_connect_worker_rebalance_metrics_epoch",
     "kafka_connect_connect_worker_rebalance_metrics_info",
     "kafka_connect_connect_worker_rebalance_metrics_last_rebalance_timestamp_seconds",
+    "kafka_connect_connect_worker_rebalance_metrics_rebalance_time_seconds",
     "kafka_connect_connect_coordinator_metrics_assigned_connectors",
     "kafka_connect_connect_coordinator_metrics_assigned_tasks",
 ];
