@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::http::{Client, Response};
-use support::rest::{rest_port, Running, STARTUP};
+use support::rest::{rest_port, wait_running, Running, STARTUP};
 use support::*;
 
 const FILE_SECRET: &str = "S3cr3t-from-file-9f2";
@@ -134,21 +134,6 @@ fn get(c: &Client, path: &str, bodies: &mut Vec<String>) -> Value {
     r.json()
 }
 
-fn wait_running(c: &Client, name: &str) {
-    wait_for(&format!("{name} to be RUNNING"), STARTUP, || {
-        let r = c.get(&format!("/connectors/{name}/status"));
-        let v = if r.status == 200 {
-            r.json()
-        } else {
-            Value::Null
-        };
-        let tasks = v["tasks"].as_array().cloned().unwrap_or_default();
-        v["connector"]["state"] == "RUNNING"
-            && !tasks.is_empty()
-            && tasks.iter().all(|t| t["state"] == "RUNNING")
-    });
-}
-
 #[test]
 fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else() {
     let w = Workdir::new();
@@ -200,8 +185,8 @@ fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else()
     wait_for("the sink to write both lines", STARTUP, || {
         std::fs::read_to_string(&output).is_ok_and(|t| t == "first line\nsecond line\n")
     });
-    wait_running(&c, "provided-source");
-    wait_running(&c, "provided-sink");
+    wait_running(&c, "provided-source", STARTUP);
+    wait_running(&c, "provided-sink", STARTUP);
     // The worker file's own placeholder: the embedded log lives where the env var says.
     assert!(w.path("provider-data").join("provider-topic-0").is_dir());
 
@@ -238,7 +223,7 @@ fn placeholders_resolve_when_tasks_start_and_stay_placeholders_everywhere_else()
     // A task restart resolves the stored task configuration again.
     let r = c.post("/connectors/provided-sink/tasks/0/restart", &json!({}));
     assert!(r.status == 204 || r.status == 200, "{}", r.body);
-    wait_running(&c, "provided-sink");
+    wait_running(&c, "provided-sink", STARTUP);
 
     let status = terminate(&mut run.child, Duration::from_secs(60));
     assert!(status.success(), "{status}; log:\n{}", w.log());
@@ -442,7 +427,7 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
         }),
     );
     assert_eq!(r.status, 201, "{}", r.body);
-    wait_running(&c, "rest-sink");
+    wait_running(&c, "rest-sink", STARTUP);
     std::fs::write(&s.props, "topic.name=provider-topic\n").unwrap();
     let r = c.post("/connectors/rest-sink/tasks/0/restart", &json!({}));
     assert!(r.status == 204 || r.status == 200, "{}", r.body);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::http::Client;
-use support::rest::{start, start_args, Running};
+use support::rest::{start, start_args, wait_running, Running};
 use support::*;
 
 /// How long one applied change may take to show.
@@ -64,22 +64,6 @@ fn wait_config(c: &Client, name: &str, key: &str, value: &str) {
 fn wait_gone(c: &Client, name: &str) {
     wait_for(&format!("{name} to be deleted"), CHANGE, || {
         c.get(&format!("/connectors/{name}/status")).status == 404
-    });
-}
-
-/// Waits until connector `name` and its task are RUNNING.
-#[track_caller]
-fn wait_running(c: &Client, name: &str) {
-    wait_for(&format!("{name} to be RUNNING"), CHANGE, || {
-        let r = c.get(&format!("/connectors/{name}/status"));
-        if r.status != 200 {
-            return false;
-        }
-        let s = r.json();
-        let tasks = s["tasks"].as_array().cloned().unwrap_or_default();
-        s["connector"]["state"] == "RUNNING"
-            && !tasks.is_empty()
-            && tasks.iter().all(|t| t["state"] == "RUNNING")
     });
 }
 
@@ -164,7 +148,7 @@ fn a_sink_file_edited_in_place_writes_into_its_new_file_from_where_it_was() {
     let line = wait_log_line(&w, &["Connector file changed: applied.", "connector=dst"]);
     assert!(line.contains(" INFO "), "{line}");
     assert!(line.contains(&sink.display().to_string()), "{line}");
-    wait_running(&c, "dst");
+    wait_running(&c, "dst", CHANGE);
 
     // The task restarted with the new file and the committed offsets: only new records.
     append(&input, "b1\nb2\n");
@@ -194,14 +178,14 @@ fn a_source_file_saved_by_rename_or_like_vim_moves_to_its_new_topic_keeping_its_
     save_by_rename(&source, &source_props("src", &input, "t2"));
     wait_config(&c, "src", "topic", "t2");
     wait_log_line(&w, &["Connector file changed: applied.", "connector=src"]);
-    wait_running(&c, "src");
+    wait_running(&c, "src", CHANGE);
     append(&input, "b1\n");
     wait_bytes(&outs[1], "b1\n");
 
     // The original renamed away, a new file written in its place.
     save_like_vim(&source, &source_props("src", &input, "t3"));
     wait_config(&c, "src", "topic", "t3");
-    wait_running(&c, "src");
+    wait_running(&c, "src", CHANGE);
     append(&input, "c1\n");
     wait_bytes(&outs[2], "c1\n");
 
@@ -249,7 +233,7 @@ fn an_invalid_edit_is_logged_and_the_running_configuration_kept_until_it_is_fixe
         out.display().to_string()
     );
     assert_eq!(config(&c, "dst").unwrap()["tasks.max"], "1");
-    wait_running(&c, "dst");
+    wait_running(&c, "dst", CHANGE);
     append(&input, "b1\n");
     wait_bytes(&out, "a1\nb1\n");
     assert!(!out2.exists());
@@ -318,7 +302,7 @@ fn a_watched_directory_creates_renames_and_deletes_connectors_and_ignores_editor
         ],
     );
     let c = run.client;
-    wait_running(&c, "src");
+    wait_running(&c, "src", CHANGE);
     let line = wait_log_line(&w, &["WARN", "not read: sink.conf"]);
     assert!(line.contains(&conf.display().to_string()), "{line}");
 
@@ -356,12 +340,12 @@ fn a_watched_directory_creates_renames_and_deletes_connectors_and_ignores_editor
         &["Connector file added", "moved.properties", "until now"],
     );
     assert!(line.contains("connector sink (defined by"), "{line}");
-    wait_running(&c, "sink");
+    wait_running(&c, "sink", CHANGE);
     assert!(!w.log().contains("Connector file removed"), "{}", w.log());
 
     // Renamed in the file: the old connector deleted, the new one created.
     std::fs::write(&moved, sink_props("sink2", &out, "lines")).unwrap();
-    wait_running(&c, "sink2");
+    wait_running(&c, "sink2", CHANGE);
     wait_gone(&c, "sink");
     wait_log_line(
         &w,
@@ -454,8 +438,8 @@ fn no_watch_leaves_an_edited_file_unapplied() {
     assert!(still
         .log()
         .contains("Connector files are not watched (--no-watch)."));
-    wait_running(&run_s.client, "src");
-    wait_running(&run_w.client, "src");
+    wait_running(&run_s.client, "src", CHANGE);
+    wait_running(&run_w.client, "src", CHANGE);
 
     std::fs::write(&shared, source_props("src", &input, "t2")).unwrap();
     wait_config(&run_w.client, "src", "topic", "t2");
@@ -495,7 +479,7 @@ fn distributed_reads_the_connector_files_once_and_says_so() {
             conf.display().to_string(),
         ],
     );
-    wait_running(&run.client, "src");
+    wait_running(&run.client, "src", CHANGE);
     let log = w.log();
     assert!(
         log.contains("with --distributed they are not watched for changes"),

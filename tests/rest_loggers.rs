@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::http::{Client, Response};
-use support::rest::{start, STARTUP};
+use support::rest::{start, wait_running, STARTUP};
 use support::*;
 
 const COMMITTED: &str = "Committed source offsets.";
@@ -22,21 +22,6 @@ fn check(r: &Response, status: u16, body: &Value) {
 
 fn error(code: u16, message: &str) -> Value {
     json!({"error_code": code, "message": message})
-}
-
-/// Waits until the connector and its task are RUNNING.
-fn wait_running(c: &Client, name: &str) {
-    wait_for(&format!("{name} to be RUNNING"), STARTUP, || {
-        let r = c.get(&format!("/connectors/{name}/status"));
-        if r.status != 200 {
-            return false;
-        }
-        let s = r.json();
-        let tasks = s["tasks"].as_array().cloned().unwrap_or_default();
-        s["connector"]["state"] == "RUNNING"
-            && !tasks.is_empty()
-            && tasks.iter().all(|t| t["state"] == "RUNNING")
-    });
 }
 
 fn append(path: &Path, text: &str) {
@@ -73,7 +58,7 @@ fn log_levels_are_read_and_changed_at_run_time() {
     let source = w.source("file-source", &input, "loggers-topic");
     let run = start(&w, &[&worker, &source]);
     let c = run.client;
-    wait_running(&c, "file-source");
+    wait_running(&c, "file-source", STARTUP);
 
     // At the default level: root and the Kafka class loggers connect-rs maps, never changed.
     let all = c.get("/admin/loggers").json();

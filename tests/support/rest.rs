@@ -60,3 +60,19 @@ pub fn start_args(w: &Workdir, args: &[String]) -> Running {
         port,
     }
 }
+
+/// Waits until connector `name` and all its tasks (at least one) are RUNNING.
+#[track_caller]
+pub fn wait_running(c: &Client, name: &str, timeout: Duration) {
+    wait_for(&format!("{name} to be RUNNING"), timeout, || {
+        let r = c.get(&format!("/connectors/{name}/status"));
+        if r.status != 200 {
+            return false;
+        }
+        let s = r.json();
+        let tasks = s["tasks"].as_array().cloned().unwrap_or_default();
+        s["connector"]["state"] == "RUNNING"
+            && !tasks.is_empty()
+            && tasks.iter().all(|t| t["state"] == "RUNNING")
+    });
+}
