@@ -192,6 +192,8 @@ const SOURCE_FAMILIES: &[&str] = &[
     "kafka_connect_source_task_metrics_source_record_write_total",
     "kafka_connect_source_task_metrics_poll_batch_time_seconds",
     "kafka_connect_source_task_metrics_source_record_active_count",
+    "kafka_connect_source_task_metrics_source_record_active_count_max",
+    "kafka_connect_source_task_metrics_source_record_active_count_avg",
 ];
 const SINK_FAMILIES: &[&str] = &[
     "kafka_connect_sink_task_metrics_sink_record_read_total",
@@ -203,6 +205,8 @@ const SINK_FAMILIES: &[&str] = &[
     "kafka_connect_sink_task_metrics_offset_commit_skip_total",
     "kafka_connect_sink_task_metrics_offset_commit_seq_no",
     "kafka_connect_sink_task_metrics_sink_record_active_count",
+    "kafka_connect_sink_task_metrics_sink_record_active_count_max",
+    "kafka_connect_sink_task_metrics_sink_record_active_count_avg",
 ];
 const CONNECTOR_FAMILIES: &[&str] = &[
     "kafka_connect_connector_metrics_status",

@@ -6,6 +6,7 @@
 //! (handles resolved once per task), [`worker`] the worker-wide groups (set from a snapshot the
 //! herder takes at scrape time), [`rebalance`] the distributed-mode group.
 
+pub mod active_count;
 pub mod buckets;
 pub mod labels;
 pub mod rebalance;

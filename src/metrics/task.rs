@@ -12,6 +12,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use super::active_count::{ActiveCount, ActiveCountFamilies};
 use super::buckets;
 use super::labels::{StageLabels, TaskLabels};
 
@@ -39,7 +40,7 @@ pub struct TaskFamilies {
     source_poll: Family<TaskLabels, Counter>,
     source_write: Family<TaskLabels, Counter>,
     poll_batch_time: HistogramFamily<TaskLabels>,
-    source_active: Family<TaskLabels, Gauge>,
+    source_active: ActiveCountFamilies,
     sink_read: Family<TaskLabels, Counter>,
     sink_send: Family<TaskLabels, Counter>,
     put_batch_time: HistogramFamily<TaskLabels>,
@@ -48,7 +49,7 @@ pub struct TaskFamilies {
     commit_completion: Family<TaskLabels, Counter>,
     commit_skip: Family<TaskLabels, Counter>,
     commit_seq_no: Family<TaskLabels, Gauge>,
-    sink_active: Family<TaskLabels, Gauge>,
+    sink_active: ActiveCountFamilies,
     record_failures: Family<TaskLabels, Counter>,
     record_errors: Family<TaskLabels, Counter>,
     records_skipped: Family<TaskLabels, Counter>,
@@ -76,7 +77,7 @@ impl TaskFamilies {
             source_poll: Family::default(),
             source_write: Family::default(),
             poll_batch_time: histograms(buckets::seconds),
-            source_active: Family::default(),
+            source_active: ActiveCountFamilies::default(),
             sink_read: Family::default(),
             sink_send: Family::default(),
             put_batch_time: histograms(buckets::seconds),
@@ -85,7 +86,7 @@ impl TaskFamilies {
             commit_completion: Family::default(),
             commit_skip: Family::default(),
             commit_seq_no: Family::default(),
-            sink_active: Family::default(),
+            sink_active: ActiveCountFamilies::default(),
             record_failures: Family::default(),
             record_errors: Family::default(),
             records_skipped: Family::default(),
@@ -134,10 +135,10 @@ impl TaskFamilies {
             "Time of the task's polls that returned records; poll-batch-max/avg-time-ms",
             f.poll_batch_time.clone(),
         );
-        g.register(
+        f.source_active.register(
+            g,
             "source_record_active_count",
             "Records sent whose source offsets are not stored yet",
-            f.source_active.clone(),
         );
         let g = registry.sub_registry_with_prefix("kafka_connect_sink_task_metrics");
         g.register(
@@ -180,10 +181,10 @@ impl TaskFamilies {
             "Sequence number of the task's last offset commit",
             f.commit_seq_no.clone(),
         );
-        g.register(
+        f.sink_active.register(
+            g,
             "sink_record_active_count",
             "Records put to the task whose offsets are not committed yet",
-            f.sink_active.clone(),
         );
         let g = registry.sub_registry_with_prefix("kafka_connect_task_error_metrics");
         g.register(
@@ -250,8 +251,8 @@ pub struct SourceTaskMetrics {
     pub write_total: Counter,
     /// `poll-batch-*-time-ms`, in seconds.
     pub poll_batch_time: Histogram,
-    /// `source-record-active-count`.
-    pub active_count: Gauge,
+    /// `source-record-active-count` (with `-max`, `-avg`).
+    pub active_count: ActiveCount,
     /// Time from sending a batch to its acknowledgement.
     pub produce_time: Histogram,
 }
@@ -275,8 +276,8 @@ pub struct SinkTaskMetrics {
     pub commit_skip: Counter,
     /// `offset-commit-seq-no`.
     pub commit_seq_no: Gauge,
-    /// `sink-record-active-count`.
-    pub active_count: Gauge,
+    /// `sink-record-active-count` (with `-max`, `-avg`).
+    pub active_count: ActiveCount,
 }
 
 /// `task-error-metrics` of one task.
@@ -397,7 +398,7 @@ impl TaskMetrics {
                 poll_total: counter(&f.source_poll, source),
                 write_total: counter(&f.source_write, source),
                 poll_batch_time: histogram(&f.poll_batch_time, source),
-                active_count: gauge(&f.source_active, source),
+                active_count: f.source_active.get(&l, source),
                 produce_time: if source {
                     f.stage_time.get_or_create_owned(&stage(&l, "produce"))
                 } else {
@@ -413,7 +414,7 @@ impl TaskMetrics {
                 commit_completion: counter(&f.commit_completion, !source),
                 commit_skip: counter(&f.commit_skip, !source),
                 commit_seq_no: gauge(&f.commit_seq_no, !source),
-                active_count: gauge(&f.sink_active, !source),
+                active_count: f.sink_active.get(&l, !source),
             },
             errors: ErrorMetrics {
                 record_failures: counter(&f.record_failures, true),
@@ -443,7 +444,7 @@ impl TaskMetrics {
                 poll_total: Counter::default(),
                 write_total: Counter::default(),
                 poll_batch_time: buckets::seconds(),
-                active_count: Gauge::default(),
+                active_count: ActiveCount::default(),
                 produce_time: buckets::seconds(),
             },
             sink: SinkTaskMetrics {
@@ -455,7 +456,7 @@ impl TaskMetrics {
                 commit_completion: Counter::default(),
                 commit_skip: Counter::default(),
                 commit_seq_no: Gauge::default(),
-                active_count: Gauge::default(),
+                active_count: ActiveCount::default(),
             },
             errors: ErrorMetrics::default(),
             registered: None,
@@ -488,13 +489,7 @@ impl TaskMetrics {
         ] {
             family.remove(l);
         }
-        for family in [
-            &f.source_active,
-            &f.partition_count,
-            &f.sink_lag,
-            &f.commit_seq_no,
-            &f.sink_active,
-        ] {
+        for family in [&f.partition_count, &f.sink_lag, &f.commit_seq_no] {
             family.remove(l);
         }
         for family in [
@@ -506,6 +501,8 @@ impl TaskMetrics {
             family.remove(l);
         }
         f.last_error.remove(l);
+        f.source_active.remove(l);
+        f.sink_active.remove(l);
         for s in STAGES {
             f.stage_time.remove(&stage(l, s));
         }

@@ -226,7 +226,7 @@ impl TaskActivity {
             Uncommitted::Source(n) => (&self.metrics.source.active_count, n),
             Uncommitted::Sink(n) => (&self.metrics.sink.active_count, n),
         };
-        gauge.set(i64::try_from(n).unwrap_or(i64::MAX));
+        gauge.record(n);
         *self.uncommitted.lock().unwrap_or_else(|e| e.into_inner()) = Some(uncommitted);
     }
 
