@@ -6,6 +6,14 @@
 #
 #   bash bench/kafka-side-by-side.sh [LINES]          (default 1000000 lines of 100 bytes)
 #
+# One round runs, in this order: connect-rs on a topic the run's producer auto-creates (the
+# broker's auto.create.topics.enable, as in Kafka Connect's own quickstart), connect-rs on a topic
+# created beforehand (1 partition), Kafka Connect on an auto-created topic (and on a pre-created
+# one with BENCH_KC_PRECREATED=1), then ProducerPerformance with default client settings and with
+# tuned ones (batch.size=1048576 linger.ms=20). BENCH_RUNS rounds (default 5); every figure is
+# reported as the median with min - max, and the ratios are taken between medians of runs that
+# alternated on the same broker.
+#
 # Per system (a fresh topic, fresh connector names = consumer group, fresh offsets file each):
 #   records/s       LINES / (time from process start until the sink file holds every byte of
 #                   the input); the file size is polled every 50 ms (10 ms until the first
@@ -13,6 +21,9 @@
 #                   byte-identical to the input with `cmp`.
 #   peak RSS        VmHWM of the process (/proc/PID/status), sampled when the output is
 #                   complete, just before SIGTERM. For Kafka Connect that is the JVM's RSS.
+#   CPU s / M       user + system CPU seconds of the process (/proc/PID/stat) from start until
+#                   the output is complete, per million records (steadier than wall-clock rates
+#                   on a shared machine). For ProducerPerformance: its whole JVM run.
 #   first record    time from process start until the topic's end offset (high watermark) > 0,
 #                   probed by a small Python Kafka client (ListOffsets v1, one persistent
 #                   connection to the bootstrap broker, every 10 ms); also reported: the first
@@ -25,18 +36,22 @@
 # the file late; the report then prints a NOTE, and the "start -> all records in Kafka" figures
 # show the pipeline without that wait.
 #
+# Any run that fails (a process that cannot start, exits early, times out, or writes output that
+# differs from the input) makes the script exit 1 after the report; nothing is skipped silently.
+#
 # The Kafka Connect jars come from scripts/kafka-connect-jars.sh (Maven Central, once, into
 # target/kafka-connect/libs/; 4.3.1 while connect-file 4.4.0 is not on Maven Central). All jars
 # go on the class path; no plugin.path.
 #
 # Environment:
-#   BENCH_RUNS             runs per system (default 1); the table shows medians, runs alternate
-#   BENCH_SKIP             words among: connect-rs kafka-connect perf (skip those parts)
+#   BENCH_RUNS             rounds (default 5); the tables show medians and min - max
+#   BENCH_SKIP             words among: connect-rs kafka-connect perf (leave those parts out; the
+#                          report says so)
+#   BENCH_KC_PRECREATED=1  also run Kafka Connect on a pre-created topic
 #   BENCH_NO_BUILD=1       do not run `cargo build --release` (use target/release/connect-rs as is)
 #   BENCH_OFFSET_FLUSH_MS  offset.flush.interval.ms of the worker file (default 10000)
 #   BENCH_TIMEOUT          seconds a pipeline may take before it counts as failed (default 300)
 #   BENCH_KEEP=1           keep output files and the run's topics
-#   BENCH_STRICT=1         exit 1 when connect-rs cannot run (default: print n/a, exit 0)
 #   KAFKA_CONNECT_HEAP_OPTS  default "-Xms256m -Xmx1g"
 #   KAFKA_CONNECT_JVM_OPTS   default: the G1 flags of Kafka's kafka-run-class.sh
 #   CONNECT_FALLBACK_VERSION  Kafka Connect version used when KAFKA_VERSION's is not complete
@@ -59,7 +74,7 @@ LINES=${1:-1000000}
 LINE_BYTES=100
 EXPECTED_BYTES=$((LINES * LINE_BYTES))
 TIMEOUT=${BENCH_TIMEOUT:-300}
-RUNS=${BENCH_RUNS:-1}
+RUNS=${BENCH_RUNS:-5}
 OFFSET_FLUSH_MS=${BENCH_OFFSET_FLUSH_MS:-10000}
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_RUNS must be a positive number" >&2; exit 2; }
 SKIP=" ${BENCH_SKIP:-} "
@@ -370,9 +385,11 @@ run_pipeline() {
   MON_PID=""
   [[ $mrc == 0 && -f "$dir/probe.result" ]] || { cat "$dir/probe.log" >&2 || true; die "$key: the probe failed (exit $mrc)"; }
 
-  local hwm=""
+  local hwm="" cpu_ticks=""
   if grep -q '^done=' "$dir/probe.result"; then
     hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$SYS_PID/status" 2>/dev/null || true)
+    # utime + stime (fields 14 and 15 of /proc/PID/stat, after the command name) in clock ticks
+    cpu_ticks=$(sed 's/^.*) //' "/proc/$SYS_PID/stat" 2>/dev/null | awk '{print $12 + $13}' || true)
     stop_pid "$SYS_PID" 60
   elif grep -q '^timeout=' "$dir/probe.result"; then
     log "$key: the sink file did not reach $EXPECTED_BYTES bytes within ${TIMEOUT}s (BENCH_TIMEOUT): stopping it"
@@ -385,6 +402,7 @@ run_pipeline() {
   result_set "$res" t0 "$t0"
   cat "$dir/probe.result" >>"$res"
   [[ -n "$hwm" ]] && result_set "$res" rss_kib "$hwm"
+  [[ -n "$cpu_ticks" ]] && result_set "$res" cpu_s "$(awk -v t="$cpu_ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{print t / hz}')"
   if grep -q '^done=' "$dir/probe.result"; then
     if cmp -s "$INPUT" "$dir/output.txt"; then
       result_set "$res" cmp identical
@@ -407,78 +425,79 @@ run_pipeline() {
 }
 
 STAMP=$RUN_ID
-RS_GIVE_UP=""   # set when connect-rs cannot run at all (no build, or exits before any output)
+[[ -z "$CONNECT_RS_BUILD_ERROR" ]] || skipped connect-rs || die "$CONNECT_RS_BUILD_ERROR"
+skipped connect-rs || [[ -x "$CONNECT_RS_BIN" ]] || die "no binary at target/release/connect-rs"
 
-run_connect_rs() { # RUN_NUMBER
-  local dir=$RUN_DIR/connect-rs-$1 topic=bench-rs-$STAMP-$1
+run_connect_rs() { # RUN_NUMBER auto|pre
+  local dir=$RUN_DIR/connect-rs-$2-$1 topic=bench-rs-$2-$STAMP-$1
   write_files "$dir" "$topic"
-  if [[ -n "$CONNECT_RS_BUILD_ERROR" ]]; then
-    RS_GIVE_UP=$CONNECT_RS_BUILD_ERROR
-  elif [[ ! -x "$CONNECT_RS_BIN" ]]; then
-    RS_GIVE_UP="no binary at target/release/connect-rs"
-  fi
-  if [[ -n "$RS_GIVE_UP" ]]; then
-    printf 'failed=%s\n' "$RS_GIVE_UP" >"$dir/result"
-    return
-  fi
-  create_topic "$topic"
-  run_pipeline "connect-rs #$1" "$dir" "$CONNECT_RS_BIN" --log-level warn standalone \
+  if [[ $2 == pre ]]; then create_topic "$topic"; else TOPICS_TO_DELETE+=("$topic"); fi
+  run_pipeline "connect-rs $2 #$1" "$dir" "$CONNECT_RS_BIN" --log-level warn standalone \
     "$dir/worker.properties" "$dir/file-source.properties" "$dir/file-sink.properties"
-  # Exited before writing anything (e.g. exit 2, no Kafka support in this build): do not retry.
-  if grep -q '^exited=' "$dir/result" && grep -q '^last_size=0$' "$dir/result"; then
-    RS_GIVE_UP=$(sed -n 's/^failed=//p' "$dir/result")
-  fi
 }
 
-run_kafka_connect() { # RUN_NUMBER
-  local dir=$RUN_DIR/kafka-connect-$1 topic=bench-kc-$STAMP-$1
+run_kafka_connect() { # RUN_NUMBER auto|pre
+  local dir=$RUN_DIR/kafka-connect-$2-$1 topic=bench-kc-$2-$STAMP-$1
   write_files "$dir" "$topic"
-  create_topic "$topic"
-  run_pipeline "kafka-connect #$1" "$dir" java "${KC_HEAP[@]}" "${KC_JVM[@]}" \
+  if [[ $2 == pre ]]; then create_topic "$topic"; else TOPICS_TO_DELETE+=("$topic"); fi
+  run_pipeline "kafka-connect $2 #$1" "$dir" java "${KC_HEAP[@]}" "${KC_JVM[@]}" \
     "-Dlog4j2.configurationFile=$KC_LOG4J" -cp "$LIBS_DIR/*" \
     org.apache.kafka.connect.cli.ConnectStandalone \
     "$dir/worker.properties" "$dir/file-source.properties" "$dir/file-sink.properties"
 }
 
 # The broker's ceiling: ProducerPerformance, run on a JIT-enabled JVM (not the harness's
-# `tools`, whose C1-only, 256 MB, serial-GC JVM is tuned for short admin calls).
-run_producer_perf() { # RUN_NUMBER
-  local dir=$RUN_DIR/producer-perf-$1 topic=bench-perf-$STAMP-$1
+# `tools`, whose C1-only, 256 MB, serial-GC JVM is tuned for short admin calls), once with the
+# producer's default settings and once tuned for throughput.
+run_producer_perf() { # RUN_NUMBER default|tuned
+  local dir=$RUN_DIR/producer-perf-$2-$1 topic=bench-perf-$2-$STAMP-$1
   mkdir -p "$dir"
   : >"$dir/result"
   create_topic "$topic"
+  local props=("bootstrap.servers=$BOOTSTRAP" acks=all)
+  [[ $2 == tuned ]] && props+=(batch.size=1048576 linger.ms=20)
   local cmd=(java -Xms256m -Xmx1g "${KC_JVM[@]}" "-Dlog4j2.configurationFile=$KC_LOG4J" -cp "$HARNESS_LIBS/*"
     org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$LINES"
-    --record-size "$LINE_BYTES" --throughput -1 --producer-props "bootstrap.servers=$BOOTSTRAP" acks=all)
+    --record-size "$LINE_BYTES" --throughput -1 --producer-props "${props[@]}")
   result_set "$dir/result" cmd "$(printf '%q ' "${cmd[@]}")"
-  log "producer-perf #$1: running $(printf '%q ' "${cmd[@]}")"
+  log "producer-perf $2 #$1: running $(printf '%q ' "${cmd[@]}")"
   local prc=0 summary
-  timeout "$TIMEOUT" "${cmd[@]}" >"$dir/process.log" 2>&1 || prc=$?
+  timeout "$TIMEOUT" /usr/bin/time -f "cpu_s=%U %S" -o "$dir/time" "${cmd[@]}" >"$dir/process.log" 2>&1 || prc=$?
   summary=$(grep -E '^[0-9]+ records sent, [0-9.]+ records/sec' "$dir/process.log" | tail -n1 || true)
   if [[ $prc == 0 && -n "$summary" ]]; then
     result_set "$dir/result" summary "$summary"
+    result_set "$dir/result" cpu_s "$(awk '/^cpu_s=/{sub("cpu_s=", ""); print $1 + $2}' "$dir/time")"
   else
     result_set "$dir/result" failed "ProducerPerformance exit $prc (log: $dir/process.log)"
     tail -n 5 "$dir/process.log" >&2 || true
   fi
 }
 
-# Runs alternate (connect-rs, Kafka Connect, ProducerPerformance, then again) so that both
-# systems see the same background load on a shared machine.
+[[ -x /usr/bin/time ]] || skipped perf || die "needs /usr/bin/time (apt-get install time)"
+
+# Rounds alternate the systems so that all see the same background load on a shared machine.
 for ((run = 1; run <= RUNS; run++)); do
-  skipped connect-rs || run_connect_rs "$run"
-  skipped kafka-connect || run_kafka_connect "$run"
-  skipped perf || run_producer_perf "$run"
+  if ! skipped connect-rs; then
+    run_connect_rs "$run" auto
+    run_connect_rs "$run" pre
+  fi
+  if ! skipped kafka-connect; then
+    run_kafka_connect "$run" auto
+    [[ "${BENCH_KC_PRECREATED:-0}" == 1 ]] && run_kafka_connect "$run" pre
+  fi
+  if ! skipped perf; then
+    run_producer_perf "$run" default
+    run_producer_perf "$run" tuned
+  fi
 done
 
 # ---------------------------------------------------------------------------------------------
 # report
 
 python3 - "$RUN_DIR" "$RUNS" "$LINES" "$KAFKA_VERSION" "$CONNECT_VERSION" "$INVOCATION" "$BOOTSTRAP" \
-  "$(nproc)" <<'PY' | tee "$RUN_DIR/report.txt"
-import os, re, sys
-import glob, statistics
-run_dir, runs, lines, kver, kcver, invocation, bootstrap, ncpu = sys.argv[1:9]
+  "$(nproc)" "$SKIP" <<'PY' | tee "$RUN_DIR/report.txt"
+import os, re, sys, statistics
+run_dir, runs, lines, kver, kcver, invocation, bootstrap, ncpu, skip = sys.argv[1:10]
 lines, runs = int(lines), int(runs)
 
 def load(path):
@@ -491,127 +510,122 @@ def load(path):
                     d[k] = v
     return d
 
-def figures(d):
-    if not d or "done" not in d:
-        return {}
+def runs_of(name):
+    return [load(os.path.join(run_dir, f"{name}-{n}", "result")) for n in range(1, runs + 1)
+            if os.path.exists(os.path.join(run_dir, f"{name}-{n}", "result"))]
+
+def pipeline_figures(d):
+    if "done" not in d:
+        return None
     t0, done = float(d["t0"]), float(d["done"])
     f = {"rps": lines / (done - t0), "wall": done - t0,
          "rps_kafka": lines / (float(d["all_kafka"]) - t0),
          "first_kafka": float(d["first_kafka"]) - t0,
-         "first_out": float(d["first_out"]) - t0,
-         "all_kafka": float(d["all_kafka"]) - t0}
-    if done > float(d["first_kafka"]):
-        f["steady"] = lines / (done - float(d["first_kafka"]))
+         "first_out": float(d["first_out"]) - t0}
     if "rss_kib" in d:
         f["rss"] = int(d["rss_kib"]) / 1024
+    if "cpu_s" in d:
+        f["cpu_m"] = float(d["cpu_s"]) / lines * 1e6
     return f
 
-def runs_of(name):
-    out = []
-    for n in range(1, runs + 1):
-        path = os.path.join(run_dir, f"{name}-{n}", "result")
-        if os.path.exists(path):
-            out.append(load(path))
-    return out
+def perf_figures(d):
+    m = re.match(r"(\d+) records sent, ([0-9.]+) records/sec", d.get("summary", ""))
+    if not m:
+        return None
+    f = {"rps": float(m.group(2))}
+    if d.get("cpu_s"):
+        f["cpu_m"] = float(d["cpu_s"]) / lines * 1e6
+    return f
 
-rs_runs, kc_runs, perf_runs = runs_of("connect-rs"), runs_of("kafka-connect"), runs_of("producer-perf")
-
-def median_figures(rl):
-    fl = [figures(d) for d in rl]
-    fl = [f for f in fl if f]
-    med = {}
-    for k in {k for f in fl for k in f}:
-        vals = [f[k] for f in fl if k in f]
-        med[k] = statistics.median(vals)
-    return med, fl
-
-frs, frs_all = median_figures(rs_runs)
-fkc, fkc_all = median_figures(kc_runs)
-
-rows = [  # key, label, format
-    ("rps", "records/s, start -> all lines in sink file", "{:,.0f}"),
-    ("steady", "records/s, first record in Kafka -> all in sink", "{:,.0f}"),
-    ("rps_kafka", "records/s, start -> all records in Kafka", "{:,.0f}"),
-    ("wall", "s, start -> all lines in sink file", "{:.2f}"),
-    ("rss", "peak RSS (VmHWM), MiB", "{:.1f}"),
-    ("first_kafka", "s, start -> first record in Kafka", "{:.3f}"),
-    ("first_out", "s, start -> first line in sink file", "{:.3f}"),
-    ("all_kafka", "s, start -> all records in Kafka", "{:.2f}"),
+variants = [  # directory prefix, label, figures
+    ("connect-rs-auto", "connect-rs, topic auto-created", pipeline_figures),
+    ("connect-rs-pre", "connect-rs, topic pre-created", pipeline_figures),
+    ("kafka-connect-auto", "Kafka Connect, topic auto-created", pipeline_figures),
+    ("kafka-connect-pre", "Kafka Connect, topic pre-created", pipeline_figures),
+    ("producer-perf-default", "ProducerPerformance, default settings", perf_figures),
+    ("producer-perf-tuned", "ProducerPerformance, batch.size=1048576 linger.ms=20", perf_figures),
 ]
+data, failures = {}, []
+for key, label, fig in variants:
+    rl = runs_of(key)
+    if not rl:
+        continue
+    fl = []
+    for n, d in enumerate(rl, 1):
+        f = fig(d)
+        if f is None:
+            failures.append(f"{label} run {n}: {d.get('failed', 'no result')}")
+        else:
+            fl.append(f)
+        if d.get("cmp") == "differs":
+            failures.append(f"{label} run {n}: the output differs from the input")
+    data[key] = (label, fl, rl)
 
-def cell(f, k, fmt):
-    return fmt.format(f[k]) if k in f else "n/a"
+def med(key, fig):
+    vals = [f[fig] for f in data.get(key, (None, [], None))[1] if fig in f]
+    return statistics.median(vals) if vals else None
 
-def cmp_cell(rl):
-    if not rl or not any("cmp" in d for d in rl):
+def mm(key, fig, fmt):
+    vals = [f[fig] for f in data.get(key, (None, [], None))[1] if fig in f]
+    if not vals:
         return "n/a"
-    ok = sum(1 for d in rl if d.get("cmp") == "identical")
-    return "identical" if ok == len(rl) else f"{ok}/{len(rl)} identical"
+    return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))} – {fmt.format(max(vals))})"
 
-w0, w = 50, 15
 print()
-print(f"Side by side: {lines:,} lines of 100 bytes, FileStreamSource -> Kafka {kver} ({bootstrap}) -> FileStreamSink,")
-print(f"StringConverter, {ncpu} cores" + (f", median of {runs} runs each" if runs > 1 else ", one run each"))
-print(f"{'':<{w0}}{'connect-rs':>{w}}{'Kafka Connect':>{w}}{'rs / KC':>{w}}")
-for k, label, fmt in rows:
-    ratio = "n/a"
-    if k in frs and k in fkc and fkc[k] > 0:
-        ratio = "{:.2f}x".format(frs[k] / fkc[k])
-    print(f"{label:<{w0}}{cell(frs, k, fmt):>{w}}{cell(fkc, k, fmt):>{w}}{ratio:>{w}}")
-print(f"{'output identical to input (cmp)':<{w0}}{cmp_cell(rs_runs):>{w}}{cmp_cell(kc_runs):>{w}}")
+print(f"{lines:,} lines of 100 bytes, FileStreamSource -> Kafka {kver} ({bootstrap}) -> FileStreamSink, StringConverter;")
+print(f"{ncpu} cores; median (min – max) of {runs} rounds that alternate the systems.")
+print()
+print("| system | records/s, start → all lines in the sink | records/s, start → all in Kafka | CPU s per M records | peak RSS MiB | start → first record in Kafka, s | start → first line in the sink, s |")
+print("|---|---|---|---|---|---|---|")
+for key, _, fig in variants:
+    if key not in data:
+        continue
+    label = data[key][0]
+    if fig is perf_figures:
+        print(f"| {label} | | {mm(key, 'rps', '{:,.0f}')} | {mm(key, 'cpu_m', '{:.2f}')} | | | |")
+    else:
+        print(f"| {label} | {mm(key, 'rps', '{:,.0f}')} | {mm(key, 'rps_kafka', '{:,.0f}')} | {mm(key, 'cpu_m', '{:.2f}')}"
+              f" | {mm(key, 'rss', '{:.0f}')} | {mm(key, 'first_kafka', '{:.3f}')} | {mm(key, 'first_out', '{:.3f}')} |")
+for key in ("connect-rs-auto", "connect-rs-pre", "kafka-connect-auto", "kafka-connect-pre"):
+    if key in data:
+        cmps = [d.get("cmp") for d in data[key][2]]
+        ok = sum(1 for c in cmps if c == "identical")
+        print(f"{data[key][0]}: output identical to the input (cmp) in {ok} of {len(cmps)} runs")
 
-perf_rps, perf_mbs = [], []
-for d in perf_runs:
-    m = re.match(r"(\d+) records sent, ([0-9.]+) records/sec \(([0-9.]+) MB/sec\)", d.get("summary", ""))
-    if m:
-        perf_rps.append(float(m.group(2)))
-        perf_mbs.append(float(m.group(3)))
 print()
-if perf_rps:
-    extra = f"; runs: {', '.join(f'{v:,.0f}' for v in perf_rps)}" if len(perf_rps) > 1 else ""
-    print(f"Broker ceiling, ProducerPerformance ({lines:,} x 100 B, acks=all): "
-          f"{statistics.median(perf_rps):,.0f} records/s ({statistics.median(perf_mbs):.2f} MB/s){extra}")
-else:
-    why = next((d["failed"] for d in perf_runs if d.get("failed")), "skipped")
-    print(f"Broker ceiling, ProducerPerformance: n/a ({why})")
-
-if runs > 1:
-    print()
-    for name, fl in (("connect-rs", frs_all), ("Kafka Connect", fkc_all)):
-        if fl:
-            print(f"{name} per run: records/s " + ", ".join(f"{f['rps']:,.0f}" for f in fl)
-                  + "; peak RSS MiB " + ", ".join(f"{f.get('rss', 0):.0f}" for f in fl)
-                  + "; first record s " + ", ".join(f"{f['first_kafka']:.2f}" for f in fl))
+print("Ratios of medians:")
+def ratio(label, a, b, goal=""):
+    if a is not None and b is not None and b > 0:
+        print(f"  {label}: {a / b:.2f}{goal}")
+ratio("records/s, connect-rs / Kafka Connect, topic auto-created", med("connect-rs-auto", "rps"), med("kafka-connect-auto", "rps"), " (goal ≥ 5)")
+ratio("CPU s per M records, Kafka Connect / connect-rs, topic auto-created", med("kafka-connect-auto", "cpu_m"), med("connect-rs-auto", "cpu_m"), " (goal ≥ 5)")
+ratio("records/s, connect-rs auto-created / pre-created topic", med("connect-rs-auto", "rps"), med("connect-rs-pre", "rps"), " (goal ≥ 0.90)")
+ratio("records/s, connect-rs pre-created topic / ProducerPerformance default", med("connect-rs-pre", "rps"), med("producer-perf-default", "rps"), " (goal ≥ 2)")
+ratio("records/s, connect-rs pre-created topic / ProducerPerformance tuned", med("connect-rs-pre", "rps"), med("producer-perf-tuned", "rps"))
+ratio("peak RSS, Kafka Connect / connect-rs, topic auto-created", med("kafka-connect-auto", "rss"), med("connect-rs-auto", "rss"), " (goal ≥ 15)")
+fk = med("connect-rs-pre", "first_kafka")
+if fk is not None:
+    print(f"  start → first record in Kafka, connect-rs, pre-created topic: {fk * 1000:.0f} ms (goal ≤ 150 ms)")
+if skip.strip():
+    print(f"Left out on request (BENCH_SKIP): {skip.strip()}")
 print()
-for name, rl in (("connect-rs", rs_runs), ("Kafka Connect", kc_runs)):
-    fails = [d["failed"] for d in rl if d.get("failed")]
-    if fails:
-        print(f"{name}: n/a in {len(fails)} of {len(rl)} runs -- {fails[0]}")
-for name, fl in (("connect-rs", frs_all), ("Kafka Connect", fkc_all)):
-    lag = [f["wall"] - f["all_kafka"] for f in fl]
-    if lag and max(lag) > 1.0:
-        print(f"NOTE {name}: the sink file was complete only {max(lag):.1f} s after all records were in Kafka: the sink"
-              " holds output until its next flush (offset.flush.interval.ms); compare 'start -> all records in Kafka'.")
-print("Ratios are connect-rs / Kafka Connect (for records/s higher is better; for RSS and times lower is better).")
 print("Times are from process start (fork) as seen by the script. 'First record in Kafka': the topic's end offset")
 print("> 0, probed with ListOffsets every 10 ms; the sink file is polled every 10 ms until its first line, then 50 ms.")
+print("CPU: user + system seconds of the process until the output was complete (ProducerPerformance: whole run).")
 if kcver:
     note = "" if kcver == kver else f" (connect-file {kver} is not on Maven Central; its {kcver} clients talk to the {kver} broker)"
     print(f"Kafka Connect: Apache Kafka Connect {kcver} standalone worker{note}.")
 print()
-print("Command lines (run 1):")
+print("Command lines (round 1):")
 print("  " + invocation)
-for name, rl in (("connect-rs", rs_runs), ("Kafka Connect", kc_runs), ("ProducerPerformance", perf_runs)):
-    if rl and rl[0].get("cmd"):
-        print(f"  {name}: {rl[0]['cmd'].strip()}")
+for key, _, _ in variants:
+    if key in data and data[key][2] and data[key][2][0].get("cmd"):
+        print(f"  {data[key][0]}: {data[key][2][0]['cmd'].strip()}")
 print(f"Worker and connector files, logs and results: {run_dir}/")
+if failures:
+    print()
+    print("FAILED:")
+    for f in failures:
+        print("  " + f)
+    sys.exit(1)
 PY
-
-rc=0
-for r in "$RUN_DIR"/connect-rs-*/result "$RUN_DIR"/kafka-connect-*/result; do
-  [[ -f "$r" ]] || continue
-  if grep -q '^cmp=differs' "$r"; then rc=1; fi
-  if [[ "$r" == */kafka-connect-*/result ]] && grep -q '^failed=' "$r"; then rc=1; fi
-  if [[ "${BENCH_STRICT:-0}" == 1 ]] && grep -q '^failed=' "$r"; then rc=1; fi
-done
-exit "$rc"
