@@ -83,6 +83,7 @@ impl SinkTaskRunner {
         let cancel = self.ctx.cancel.clone();
         let mut commit_at = Instant::now() + self.settings.offset_flush_interval;
         loop {
+            let poll_started = std::time::Instant::now();
             let polled = tokio::select! {
                 _ = cancel.cancelled() => return Ok(()),
                 r = self.consumer.poll(MAX_POLL_RECORDS, POLL_TIMEOUT) => r?,
@@ -94,7 +95,8 @@ impl SinkTaskRunner {
             self.activity.set_lag(self.consumer.lag());
             if polled.is_empty() {
                 if self.consumer.at_end() {
-                    self.activity.idle();
+                    // Idle since the poll began: it waited for records and none came.
+                    self.activity.idle_since(poll_started);
                 }
             } else {
                 // `inflow` below counts `sink-record-read-total`.

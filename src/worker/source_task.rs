@@ -128,7 +128,10 @@ impl SourceTaskRunner {
             self.activity.set_input_progress(self.task.progress());
             if batch.is_empty() {
                 // Nothing new since the poll started (a poll may wait for data). Only polls
-                // that return records are timed, as Kafka Connect does.
+                // that return records are timed, as Kafka Connect does. Acknowledgements that
+                // arrived while the poll waited count: without them the task would look busy
+                // for one more poll interval.
+                self.take_acks(state, false).await?;
                 if state.submitted.in_flight() == 0 {
                     self.activity.idle_since(poll_started);
                 }
