@@ -155,6 +155,14 @@ impl LocalConsumer {
         if n == 0 || max == 0 {
             return Ok(out);
         }
+        // Room for what is durable now (up to `max`) at once, not by doubling (each growth
+        // moves every record read so far).
+        let available: i64 = self
+            .assigned
+            .iter()
+            .map(|a| (a.partition.end() - a.cursor.next_offset()).max(0))
+            .sum();
+        out.reserve(usize::try_from(available).unwrap_or(max).min(max));
         let mut bytes = 0;
         for i in 0..n {
             let remaining = max - out.len();
