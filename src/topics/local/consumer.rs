@@ -11,7 +11,6 @@ use tokio::time::Instant;
 use super::log::Log;
 use super::partition::Partition;
 use super::reader::Cursor;
-use super::MAX_POLL_BYTES;
 use crate::topics::{
     ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer, TopicError, TopicPartition,
     TopicPattern,
@@ -163,10 +162,11 @@ impl LocalConsumer {
             .map(|a| (a.partition.end() - a.cursor.next_offset()).max(0))
             .sum();
         out.reserve(usize::try_from(available).unwrap_or(max).min(max));
+        let max_bytes = self.log.options.max_poll_bytes.max(1);
         let mut bytes = 0;
         for i in 0..n {
             let remaining = max - out.len();
-            if remaining == 0 || bytes >= MAX_POLL_BYTES {
+            if remaining == 0 || bytes >= max_bytes {
                 break;
             }
             let a = &mut self.assigned[(self.first + i) % n];
@@ -175,7 +175,7 @@ impl LocalConsumer {
             }
             bytes += a
                 .cursor
-                .read(&a.partition, remaining, MAX_POLL_BYTES - bytes, &mut out)?;
+                .read(&a.partition, remaining, max_bytes - bytes, &mut out)?;
         }
         self.first = (self.first + 1) % n;
         Ok(out)
