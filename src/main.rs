@@ -10,6 +10,7 @@ use connect_rs::commands;
 
 /// mimalloc instead of the system allocator: the record path allocates small buffers per
 /// record, and glibc malloc/free took about a quarter of the CPU of a file-to-file copy.
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

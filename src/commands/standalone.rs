@@ -294,7 +294,7 @@ pub(crate) fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
         return Ok(Topics::Kafka(Arc::new(backend)));
     }
     let dir = worker.embedded_log_dir();
-    let log = LocalLog::open(&dir, worker.num_partitions())
+    let log = LocalLog::open_with(&dir, worker.embedded_log_options())
         .with_context(|| format!("Could not open the embedded log in {}", dir.display()))?;
     info!(dir = %dir.display(), "Topics live in the embedded log.");
     Ok(Topics::Local(log))

@@ -340,7 +340,34 @@ pub fn common_worker_def() -> ConfigDef {
             )
             .validator(Validator::at_least(1.0)),
         )
+        .define(
+            key(
+                "embedded.log.buffer.memory",
+                Long,
+                Def::Value(EMBEDDED_LOG_BUFFER_MEMORY_DEFAULT),
+                Medium,
+                "connect-rs: bytes of produced records the embedded log holds until they are \
+                 durable; a source task's send waits beyond it (as a producer's buffer.memory).",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
+                "embedded.log.fetch.max.bytes",
+                Long,
+                Def::Value(EMBEDDED_LOG_FETCH_MAX_BYTES_DEFAULT),
+                Medium,
+                "connect-rs: most bytes of records (as stored) one sink task poll of the \
+                 embedded log returns, at least one record (as a consumer's fetch.max.bytes).",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
 }
+
+/// Default of `embedded.log.buffer.memory` (16 MiB).
+const EMBEDDED_LOG_BUFFER_MEMORY_DEFAULT: &str = "16777216";
+/// Default of `embedded.log.fetch.max.bytes` (8 MiB).
+const EMBEDDED_LOG_FETCH_MAX_BYTES_DEFAULT: &str = "8388608";
 
 /// The keys of standalone mode (Kafka's `StandaloneConfig`).
 pub fn standalone_worker_def() -> ConfigDef {
@@ -780,6 +807,23 @@ impl WorkerConfig {
             .unwrap_or(1)
     }
 
+    /// The embedded log's options: `num.partitions`, `embedded.log.buffer.memory` (bytes
+    /// produced but not yet durable) and `embedded.log.fetch.max.bytes` (bytes per sink poll).
+    pub fn embedded_log_options(&self) -> crate::topics::local::LocalLogOptions {
+        let bytes = |key: &str, default: usize| {
+            self.values
+                .long(key)
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| *n > 0)
+                .unwrap_or(default)
+        };
+        let mut options = crate::topics::local::LocalLogOptions::new(self.num_partitions());
+        options.max_in_flight_bytes =
+            bytes("embedded.log.buffer.memory", options.max_in_flight_bytes);
+        options.max_poll_bytes = bytes("embedded.log.fetch.max.bytes", options.max_poll_bytes);
+        options
+    }
+
     /// What the task loops need: flush and shutdown timing, and the restart policy.
     pub fn worker_settings(&self) -> crate::worker::WorkerSettings {
         crate::worker::WorkerSettings {
@@ -1004,6 +1048,42 @@ offset.flush.interval.ms=10000
         let dir = tempfile::tempdir().unwrap();
         let path = file(&dir, "worker.properties", content);
         WorkerConfig::from_raw(&load_file(&path).unwrap(), mode)
+    }
+
+    #[test]
+    fn embedded_log_byte_bounds_have_defaults_and_are_validated() {
+        let base = "key.converter=StringConverter\nvalue.converter=StringConverter\n";
+        let w = worker(base, WorkerMode::Standalone).unwrap();
+        let options = w.embedded_log_options();
+        assert_eq!(options.max_in_flight_bytes, 16 * 1024 * 1024);
+        assert_eq!(options.max_poll_bytes, 8 * 1024 * 1024);
+        let set = format!(
+            "{base}num.partitions=3\nembedded.log.buffer.memory=1048576\n\
+             embedded.log.fetch.max.bytes=65536\n"
+        );
+        let options = worker(&set, WorkerMode::Standalone)
+            .unwrap()
+            .embedded_log_options();
+        assert_eq!(
+            (
+                options.num_partitions,
+                options.max_in_flight_bytes,
+                options.max_poll_bytes
+            ),
+            (3, 1_048_576, 65_536)
+        );
+        for bad in [
+            "embedded.log.buffer.memory=0",
+            "embedded.log.fetch.max.bytes=-1",
+        ] {
+            let err = worker(&format!("{base}{bad}\n"), WorkerMode::Standalone)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} was accepted"));
+            assert!(
+                err.to_string().contains(bad.split('=').next().unwrap()),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -189,20 +189,24 @@ pub async fn source_record(
     clock: &mut StageTime,
 ) -> Result<Option<ProducerRecord>, TaskError> {
     // The record as the task returned it, for the reports (the dead letter queue writes it).
+    // Only a transformation chain needs a copy: without one, the reports see the record
+    // itself (no per-record allocation).
     let keep_original = !chain.is_empty()
         && (handler.policy().dlq.is_some() || handler.policy().log_include_messages);
     let original = if keep_original {
-        record.clone()
+        Some(record.clone())
+    } else if chain.is_empty() {
+        None
     } else {
-        ConnectRecord {
+        Some(ConnectRecord {
             topic: record.topic.clone(),
             ..ConnectRecord::default()
-        }
+        })
     };
     let mut record = record;
-    if !chain.is_empty() {
+    if let Some(original) = &original {
         let origin = Origin::Source {
-            record: &original,
+            record: original,
             offset,
             converters,
         };
@@ -220,7 +224,10 @@ pub async fn source_record(
         }
     }
     let origin = Origin::Source {
-        record: if keep_original { &original } else { &record },
+        record: match &original {
+            Some(original) if keep_original => original,
+            _ => &record,
+        },
         offset,
         converters,
     };
@@ -267,7 +274,7 @@ pub async fn source_record(
         return Ok(None);
     };
     Ok(Some(ProducerRecord {
-        topic: record.topic.clone(),
+        topic: record.topic,
         partition: record.kafka_partition,
         key,
         value,

@@ -121,6 +121,9 @@ impl FileStreamSourceTask {
         }
         let tracked = settings.filename.is_some();
         let now = now_ms();
+        // One allocation for the batch instead of doubling (each growth moves every record):
+        // a line takes at least one byte, so the buffer bounds the count.
+        self.pending.reserve(room.min(self.lines.buffered()));
         let mut taken = 0;
         while taken < room {
             let Some((line, position)) = self.lines.next_line() else {
@@ -131,7 +134,7 @@ impl FileStreamSourceTask {
                 Err(_) => String::from_utf8_lossy(line).into_owned(),
             };
             let source_offset = tracked.then(|| {
-                let mut offset = OffsetMap::new();
+                let mut offset = OffsetMap::with_capacity(1);
                 offset.insert(POSITION_FIELD.to_owned(), position.into());
                 offset
             });

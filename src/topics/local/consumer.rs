@@ -11,7 +11,6 @@ use tokio::time::Instant;
 use super::log::Log;
 use super::partition::Partition;
 use super::reader::Cursor;
-use super::MAX_POLL_BYTES;
 use crate::topics::{
     ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer, TopicError, TopicPartition,
     TopicPattern,
@@ -155,10 +154,19 @@ impl LocalConsumer {
         if n == 0 || max == 0 {
             return Ok(out);
         }
+        // Room for what is durable now (up to `max`) at once, not by doubling (each growth
+        // moves every record read so far).
+        let available: i64 = self
+            .assigned
+            .iter()
+            .map(|a| (a.partition.end() - a.cursor.next_offset()).max(0))
+            .sum();
+        out.reserve(usize::try_from(available).unwrap_or(max).min(max));
+        let max_bytes = self.log.options.max_poll_bytes.max(1);
         let mut bytes = 0;
         for i in 0..n {
             let remaining = max - out.len();
-            if remaining == 0 || bytes >= MAX_POLL_BYTES {
+            if remaining == 0 || bytes >= max_bytes {
                 break;
             }
             let a = &mut self.assigned[(self.first + i) % n];
@@ -167,7 +175,7 @@ impl LocalConsumer {
             }
             bytes += a
                 .cursor
-                .read(&a.partition, remaining, MAX_POLL_BYTES - bytes, &mut out)?;
+                .read(&a.partition, remaining, max_bytes - bytes, &mut out)?;
         }
         self.first = (self.first + 1) % n;
         Ok(out)

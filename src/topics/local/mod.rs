@@ -48,8 +48,10 @@ use super::{
 pub const DEFAULT_SEGMENT_BYTES: u64 = 128 * 1024 * 1024;
 /// Default bound on the bytes of batches queued but not yet durable.
 pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 16 * 1024 * 1024;
-/// The most bytes of record data one consumer poll returns.
-const MAX_POLL_BYTES: usize = 8 * 1024 * 1024;
+/// The most bytes of record data one consumer poll returns, by default.
+pub const DEFAULT_MAX_POLL_BYTES: usize = 8 * 1024 * 1024;
+/// The most bytes of record data one read of an internal topic returns.
+const MAX_POLL_BYTES: usize = DEFAULT_MAX_POLL_BYTES;
 /// Name of the lock file.
 const LOCK_FILE: &str = ".lock";
 
@@ -62,6 +64,8 @@ pub struct LocalLogOptions {
     pub segment_bytes: u64,
     /// Bytes of batches queued but not yet durable before `send_batch` waits (back-pressure).
     pub max_in_flight_bytes: usize,
+    /// Bytes of record data one consumer poll returns at most (at least one record).
+    pub max_poll_bytes: usize,
 }
 
 impl LocalLogOptions {
@@ -71,6 +75,7 @@ impl LocalLogOptions {
             num_partitions,
             segment_bytes: DEFAULT_SEGMENT_BYTES,
             max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
+            max_poll_bytes: DEFAULT_MAX_POLL_BYTES,
         }
     }
 }

@@ -768,3 +768,34 @@ async fn committed_offsets_beyond_a_cut_log_move_to_its_end_at_open() {
     assert_eq!(values(&read), ["new-0", "new-1"]);
     log.close().await;
 }
+
+#[tokio::test]
+async fn a_poll_returns_about_max_poll_bytes_of_record_data_and_at_least_one_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = LocalLogOptions {
+        max_poll_bytes: 100,
+        ..LocalLogOptions::new(1)
+    };
+    let log = LocalLog::open_with(dir.path(), options).unwrap();
+    // Ten values of 10 bytes, then one of 40 (more than the bound on its own).
+    let mut batch: Vec<_> = (0..10)
+        .map(|i| to_partition("t", 0, &format!("value-{i:04}")))
+        .collect();
+    batch.push(to_partition("t", 0, &"x".repeat(40)));
+    send(&log, batch).await;
+    let mut consumer = log.consumer("g", 0, 1);
+    consumer
+        .subscribe(Subscription::Topics(vec!["t".to_string()]))
+        .await
+        .unwrap();
+    let mut sizes = Vec::new();
+    while sizes.iter().sum::<usize>() < 11 {
+        let got = consumer.poll(100, Duration::from_secs(10)).await.unwrap();
+        assert!(!got.is_empty(), "no record within 10 s");
+        sizes.push(got.len());
+    }
+    // A poll stops once it holds 100 bytes or more; a 10-byte value takes 39 bytes in the log
+    // (segment::MIN_BODY + 10), the 40-byte one 69: 3 records a poll, then the last two.
+    assert_eq!(sizes, [3, 3, 3, 2]);
+    log.close().await;
+}
