@@ -16,6 +16,8 @@ use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
 
 /// How long one admin request may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// The topic whose metadata request brings the cluster id (see [`cluster_id`]).
+const CLUSTER_ID_TOPIC: &str = "__consumer_offsets";
 
 /// A consumer of `group` on the admin settings `admin` (`bootstrap.servers` and the worker's
 /// client security settings).
@@ -44,9 +46,19 @@ fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ 
 pub fn cluster_id(admin: &ConfigMap) -> Result<String, TopicError> {
     let client = group_client(admin, "connect-rs-cluster-id")?;
     let bootstrap = admin.get("bootstrap.servers").map_or("", String::as_str);
+    // librdkafka's wait for the id (rd_kafka_clusterid) sends no request: it waits for
+    // metadata the client fetches by itself, and its first connection is sometimes only made by
+    // a periodic timer: 0.1-1.1 s of start-up before any task ran (bench/kafka-side-by-side.sh).
+    // A metadata request for one topic connects at once and brings the id (Metadata v2+);
+    // `__consumer_offsets` is never auto-created by a metadata request, and its absence is fine.
+    let started = std::time::Instant::now();
     client
         .client()
-        .fetch_cluster_id(TIMEOUT)
+        .fetch_metadata(Some(CLUSTER_ID_TOPIC), TIMEOUT)
+        .map_err(|e| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}: {e}")))?;
+    client
+        .client()
+        .fetch_cluster_id(TIMEOUT.saturating_sub(started.elapsed()))
         .ok_or_else(|| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}")))
 }
 
