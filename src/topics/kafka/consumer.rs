@@ -36,6 +36,11 @@ const BATCH_LINGER: Duration = Duration::from_millis(20);
 const QUEUE: usize = 4;
 /// How long a revocation waits for the task to drain (below the default max.poll.interval.ms).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+/// First and longest interval between two looks for subscribed topics that do not exist yet.
+const TOPIC_WATCH_FIRST: Duration = Duration::from_millis(50);
+const TOPIC_WATCH_MAX: Duration = Duration::from_secs(5);
+/// How long one look (a metadata request) may take.
+const TOPIC_WATCH_TIMEOUT: Duration = Duration::from_secs(2);
 
 enum Event {
     Records(Vec<ConsumedRecord>),
@@ -236,10 +241,12 @@ impl KafkaConsumer {
         })
     }
 
-    fn start_polling(&mut self) {
+    fn start_polling(&mut self, watched: Vec<String>) {
         let consumer = self.consumer.clone();
         let shared = self.shared.clone();
-        self.thread = Some(std::thread::spawn(move || poll_loop(&consumer, &shared)));
+        self.thread = Some(std::thread::spawn(move || {
+            poll_loop(&consumer, &shared, TopicWatch::new(watched));
+        }));
     }
 }
 
@@ -263,9 +270,56 @@ fn convert(m: &rdkafka::message::BorrowedMessage<'_>) -> ConsumedRecord {
     }
 }
 
-fn poll_loop(consumer: &BaseConsumer<SinkContext>, shared: &Shared) {
+/// Subscribed topics that did not exist when the group was joined. librdkafka looks at the
+/// subscription again only at `topic.metadata.refresh.interval.ms` (5 minutes) or at its next
+/// rejoin (about 1 s later when measured), so a sink subscribed to the topic its source is about to
+/// create would wait that long for its partitions. Asking for the topics' metadata (backing off
+/// from 50 ms to 5 s) puts them in the client's cache as soon as they exist, which makes the
+/// consumer rejoin with them at once; once every topic was seen, the watch ends.
+struct TopicWatch {
+    missing: Vec<String>,
+    next: Instant,
+    interval: Duration,
+}
+
+impl TopicWatch {
+    fn new(topics: Vec<String>) -> Self {
+        Self {
+            missing: topics,
+            next: Instant::now() + TOPIC_WATCH_FIRST,
+            interval: TOPIC_WATCH_FIRST,
+        }
+    }
+
+    fn look(&mut self, consumer: &BaseConsumer<SinkContext>) {
+        if self.missing.is_empty() || Instant::now() < self.next {
+            return;
+        }
+        self.missing.retain(|topic| {
+            let exists = consumer
+                .fetch_metadata(Some(topic), TOPIC_WATCH_TIMEOUT)
+                .is_ok_and(|md| {
+                    md.topics()
+                        .iter()
+                        .any(|t| t.error().is_none() && !t.partitions().is_empty())
+                });
+            if exists {
+                debug!(
+                    topic,
+                    "Subscribed topic exists; its metadata is in the client's cache."
+                );
+            }
+            !exists
+        });
+        self.interval = (self.interval * 2).min(TOPIC_WATCH_MAX);
+        self.next = Instant::now() + self.interval;
+    }
+}
+
+fn poll_loop(consumer: &BaseConsumer<SinkContext>, shared: &Shared, mut watch: TopicWatch) {
     let mut first_pending: Option<Instant> = None;
     while !shared.stopping.load(Ordering::Acquire) {
+        watch.look(consumer);
         match consumer.poll(POLL_SLICE) {
             Some(Ok(m)) => {
                 let full = {
@@ -308,10 +362,10 @@ async fn blocking<T: Send + 'static>(
 #[async_trait]
 impl TopicConsumer for KafkaConsumer {
     async fn subscribe(&mut self, subscription: Subscription) -> Result<(), TopicError> {
-        let topics: Vec<String> = match &subscription {
-            Subscription::Topics(t) => t.clone(),
+        let (topics, watched): (Vec<String>, Vec<String>) = match &subscription {
+            Subscription::Topics(t) => (t.clone(), t.clone()),
             // librdkafka treats a subscription starting with ^ as a regular expression.
-            Subscription::Pattern(p) => vec![format!("^({})$", p.as_str())],
+            Subscription::Pattern(p) => (vec![format!("^({})$", p.as_str())], Vec::new()),
         };
         let consumer = self.consumer.clone();
         blocking(move || {
@@ -322,7 +376,7 @@ impl TopicConsumer for KafkaConsumer {
         })
         .await?;
         if self.thread.is_none() {
-            self.start_polling();
+            self.start_polling(watched);
         }
         Ok(())
     }
