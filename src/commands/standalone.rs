@@ -60,7 +60,8 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         .map(|(_, addr)| *addr)
         .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
-    let cluster_id = topics.kafka_cluster_id().await;
+    // Only `GET /` needs the cluster id: the connectors start while it is looked up.
+    let cluster_id = topics.look_up_kafka_cluster_id();
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
     info!(offsets = %offsets_path.display(), "Standalone worker started.");
@@ -90,6 +91,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         topics.close().await;
         return Err(startup(e.into()));
     }
+    let cluster_id = cluster_id.await.unwrap_or(None);
     let (handle, herder_task) = herder.spawn();
     let watching = watch
         .zip(reconciler)
@@ -254,24 +256,26 @@ impl Topics {
     /// The Kafka cluster's id (as Kafka Connect reports it in `GET /`); `None` on the
     /// embedded log, or with a warning when the cluster cannot be asked.
     pub(crate) async fn kafka_cluster_id(&self) -> Option<String> {
-        let Self::Kafka(kafka) = self else {
-            return None;
+        self.look_up_kafka_cluster_id().await.unwrap_or(None)
+    }
+
+    /// Starts looking up the Kafka cluster id in the background (`None` on the embedded log, or
+    /// when it cannot be read, with a warning), so that connectors start meanwhile.
+    pub(crate) fn look_up_kafka_cluster_id(&self) -> tokio::task::JoinHandle<Option<String>> {
+        let kafka = match self {
+            Self::Kafka(kafka) => kafka.clone(),
+            Self::Local(_) => return tokio::spawn(async { None }),
         };
-        let kafka = kafka.clone();
-        match tokio::task::spawn_blocking(move || kafka.cluster_id()).await {
-            Ok(Ok(id)) => {
+        tokio::task::spawn_blocking(move || match kafka.cluster_id() {
+            Ok(id) => {
                 info!(kafka.cluster.id = %id, "Kafka cluster found.");
                 Some(id)
-            }
-            Ok(Err(e)) => {
-                warn!(error = %e, "Could not read the Kafka cluster id.");
-                None
             }
             Err(e) => {
                 warn!(error = %e, "Could not read the Kafka cluster id.");
                 None
             }
-        }
+        })
     }
 
     pub(crate) async fn close(&self) {
