@@ -14,11 +14,13 @@
 
 mod base64_read;
 mod node;
+mod stream;
 mod write;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use connect_api::{
@@ -171,14 +173,57 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
 
 /// Schema JSON cached per schema instance; the cached `SchemaRef` keeps the pointer valid.
 type FromCache = Lru<usize, (SchemaRef, Arc<[u8]>)>;
-/// Schemas cached per exact schema JSON text.
-type ToCache = Lru<Vec<u8>, SchemaRef>;
+/// Schemas cached per exact schema JSON text, with the last one used in front: records of one
+/// stream nearly always repeat their schema, and comparing its text is cheaper than hashing it.
+struct ToCache {
+    lru: Lru<Vec<u8>, SchemaRef>,
+    last: Option<(Vec<u8>, SchemaRef)>,
+}
+
+impl ToCache {
+    fn new(cap: i32) -> Self {
+        Self {
+            lru: Lru::new(cap),
+            last: None,
+        }
+    }
+
+    fn get(&mut self, raw: &[u8]) -> Option<SchemaRef> {
+        if let Some((text, schema)) = &self.last {
+            if text.as_slice() == raw {
+                return Some(schema.clone());
+            }
+        }
+        let schema = self.lru.get(raw)?;
+        self.last = Some((raw.to_vec(), schema.clone()));
+        Some(schema)
+    }
+
+    fn put(&mut self, raw: Vec<u8>, schema: SchemaRef) {
+        if self.lru.cap == 0 {
+            return;
+        }
+        // Hits on `last` skip the LRU's clock; refresh it before anything is evicted.
+        if let Some((text, _)) = self.last.take() {
+            self.lru.get(text.as_slice());
+        }
+        self.lru.put(raw.clone(), schema.clone());
+        self.last = Some((raw, schema));
+    }
+
+    fn len(&self) -> usize {
+        self.lru.len()
+    }
+}
 
 /// Kafka's `JsonConverter` (also a header converter; headers use the same format).
 pub struct JsonConverter {
     config: JsonConverterConfig,
     from_cache: Mutex<FromCache>,
     to_cache: Mutex<ToCache>,
+    /// The length of the last serialized record: the next output buffer starts that large, so
+    /// records of one stream are written without growing it.
+    size_hint: AtomicUsize,
 }
 
 impl Default for JsonConverter {
@@ -318,7 +363,8 @@ impl JsonConverter {
     pub fn with_config(config: JsonConverterConfig) -> Self {
         Self {
             from_cache: Mutex::new(Lru::new(config.schemas_cache_size)),
-            to_cache: Mutex::new(Lru::new(config.schemas_cache_size)),
+            to_cache: Mutex::new(ToCache::new(config.schemas_cache_size)),
+            size_hint: AtomicUsize::new(128),
             config,
         }
     }
@@ -347,7 +393,8 @@ impl JsonConverter {
         if schema.is_none() && value.is_null() {
             return Ok(None);
         }
-        let mut out = Vec::with_capacity(128);
+        let hint = self.size_hint.load(Ordering::Relaxed);
+        let mut out = Vec::with_capacity(hint + hint / 8 + 16);
         if self.config.schemas_enable {
             out.extend_from_slice(b"{\"schema\":");
             match schema {
@@ -362,6 +409,9 @@ impl JsonConverter {
             out.push(b'}');
         } else {
             self.write_value(&mut out, schema, value, 0)?;
+        }
+        if out.len() != hint {
+            self.size_hint.store(out.len(), Ordering::Relaxed);
         }
         Ok(Some(out))
     }
@@ -738,6 +788,15 @@ impl JsonConverter {
         let Some(data) = data else {
             return Ok(SchemaAndValue::default());
         };
+        match self.read_streaming(data) {
+            Ok(read) => Ok(read),
+            Err(stream::Fallback) => self.deserialize_tree(data),
+        }
+    }
+
+    /// Deserializes bytes through a JSON tree: the reference reading, used for everything the
+    /// streaming reader gives up on (and for all errors, which it words).
+    fn deserialize_tree(&self, data: &[u8]) -> Result<SchemaAndValue> {
         let mut spans = Vec::new();
         let parsed = node::parse(
             data,
