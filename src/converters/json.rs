@@ -14,6 +14,7 @@
 
 mod base64_read;
 mod node;
+mod scan;
 mod stream;
 mod write;
 
@@ -172,7 +173,50 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
 }
 
 /// Schema JSON cached per schema instance; the cached `SchemaRef` keeps the pointer valid.
-type FromCache = Lru<usize, (SchemaRef, Arc<[u8]>)>;
+type FromLru = Lru<usize, (SchemaRef, Arc<[u8]>)>;
+
+/// [`FromLru`] with the last schema written in front, found by pointer without hashing.
+struct FromCache {
+    lru: FromLru,
+    last: Option<(SchemaRef, Arc<[u8]>)>,
+}
+
+impl FromCache {
+    fn new(cap: i32) -> Self {
+        Self {
+            lru: Lru::new(cap),
+            last: None,
+        }
+    }
+
+    fn get(&mut self, schema: &SchemaRef) -> Option<Arc<[u8]>> {
+        if let Some((s, json)) = &self.last {
+            if Arc::ptr_eq(s, schema) {
+                return Some(json.clone());
+            }
+        }
+        let (s, json) = self.lru.get(&(Arc::as_ptr(schema) as usize))?;
+        self.last = Some((s, json.clone()));
+        Some(json)
+    }
+
+    fn put(&mut self, schema: &SchemaRef, json: Arc<[u8]>) {
+        if self.lru.cap == 0 {
+            return;
+        }
+        // Hits on `last` skip the LRU's clock; refresh it before anything is evicted.
+        if let Some((s, _)) = self.last.take() {
+            self.lru.get(&(Arc::as_ptr(&s) as usize));
+        }
+        let key = Arc::as_ptr(schema) as usize;
+        self.lru.put(key, (schema.clone(), json.clone()));
+        self.last = Some((schema.clone(), json));
+    }
+
+    fn len(&self) -> usize {
+        self.lru.len()
+    }
+}
 /// Schemas cached per exact schema JSON text, with the last one used in front: records of one
 /// stream nearly always repeat their schema, and comparing its text is cheaper than hashing it.
 struct ToCache {
@@ -362,7 +406,7 @@ impl JsonConverter {
     /// A converter with the given settings.
     pub fn with_config(config: JsonConverterConfig) -> Self {
         Self {
-            from_cache: Mutex::new(Lru::new(config.schemas_cache_size)),
+            from_cache: Mutex::new(FromCache::new(config.schemas_cache_size)),
             to_cache: Mutex::new(ToCache::new(config.schemas_cache_size)),
             size_hint: AtomicUsize::new(128),
             config,
@@ -398,10 +442,7 @@ impl JsonConverter {
         if self.config.schemas_enable {
             out.extend_from_slice(b"{\"schema\":");
             match schema {
-                Some(s) => {
-                    let json = self.schema_json(s)?;
-                    out.extend_from_slice(&json);
-                }
+                Some(s) => self.push_schema_json(&mut out, s)?,
                 None => out.extend_from_slice(b"null"),
             }
             out.extend_from_slice(b",\"payload\":");
@@ -421,9 +462,8 @@ impl JsonConverter {
     /// # Errors
     /// A data error when the schema's default value does not fit the schema.
     pub fn schema_json(&self, schema: &SchemaRef) -> Result<Arc<[u8]>> {
-        let key = Arc::as_ptr(schema) as usize;
         if let Ok(mut cache) = self.from_cache.lock() {
-            if let Some((_, json)) = cache.get(&key) {
+            if let Some(json) = cache.get(schema) {
                 return Ok(json);
             }
         }
@@ -431,9 +471,25 @@ impl JsonConverter {
         self.write_schema(&mut out, schema, None, 1)?;
         let json: Arc<[u8]> = out.into();
         if let Ok(mut cache) = self.from_cache.lock() {
-            cache.put(key, (schema.clone(), json.clone()));
+            cache.put(schema, json.clone());
         }
         Ok(json)
+    }
+
+    /// Appends the JSON form of a schema: the last one written is copied under the cache's
+    /// lock, without touching reference counts.
+    fn push_schema_json(&self, out: &mut Vec<u8>, schema: &SchemaRef) -> Result<()> {
+        if let Ok(cache) = self.from_cache.lock() {
+            if let Some((s, json)) = &cache.last {
+                if Arc::ptr_eq(s, schema) {
+                    out.extend_from_slice(json);
+                    return Ok(());
+                }
+            }
+        }
+        let json = self.schema_json(schema)?;
+        out.extend_from_slice(&json);
+        Ok(())
     }
 
     fn write_schema(

@@ -283,7 +283,11 @@ impl<'a> Parser<'a, '_> {
     pub(crate) fn string_cow(&mut self) -> Result<std::borrow::Cow<'a, str>, ParseError> {
         let start = self.pos + 1;
         let mut i = start;
-        while let Some(&c) = self.s.get(i) {
+        loop {
+            i = super::scan::plain_run(self.s, i, false);
+            let Some(&c) = self.s.get(i) else {
+                break;
+            };
             if c == b'"' {
                 if let Ok(text) = std::str::from_utf8(&self.s[start..i]) {
                     self.pos = i + 1;
@@ -360,6 +364,7 @@ impl<'a> Parser<'a, '_> {
         self.pos += 1;
         loop {
             let start = self.pos;
+            self.pos = super::scan::plain_run(self.s, self.pos, false);
             while let Some(&c) = self.s.get(self.pos) {
                 if c == b'"' || c == b'\\' || c < 0x20 {
                     break;
@@ -536,6 +541,7 @@ impl<'a> Parser<'a, '_> {
         let mut out: Vec<u8> = Vec::new();
         loop {
             let start = self.pos;
+            self.pos = super::scan::plain_run(self.s, self.pos, false);
             while let Some(&c) = self.s.get(self.pos) {
                 if c == b'"' || c == b'\\' || c < 0x20 {
                     break;

@@ -236,6 +236,10 @@ impl JsonConverter {
                 return Ok(self.to_value(Some(schema), None)?);
             }
             Some(b'{' | b'[') => {}
+            Some(b'"') if logical_of(schema).is_none() => {
+                let text = p.string_cow()?.into_owned();
+                return scalar_value(schema.schema_type, Node::Str(text));
+            }
             Some(b'-' | b'0'..=b'9') if logical_of(schema).is_none() => {
                 // Floats straight from the text, without the exact decimal node.
                 let t = p.number_token()?;
