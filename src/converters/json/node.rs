@@ -247,7 +247,11 @@ pub(crate) struct Parser<'a, 'b> {
 impl<'a> Parser<'a, '_> {
     /// A parser over `s` starting at byte `pos`, recording no spans.
     pub(crate) fn at(s: &'a [u8], pos: usize) -> Self {
-        Self { s, pos, spans: None }
+        Self {
+            s,
+            pos,
+            spans: None,
+        }
     }
 
     /// The byte at the current position, if any.

@@ -150,7 +150,10 @@ impl JsonConverter {
                 }
             }
         }
-        Ok(SchemaAndValue { schema: None, value })
+        Ok(SchemaAndValue {
+            schema: None,
+            value,
+        })
     }
 
     /// Reads `{"schema":…,"payload":…}` in either member order.

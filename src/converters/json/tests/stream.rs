@@ -79,8 +79,10 @@ fn schema_before_or_after_payload() {
         r#"{"sch\u0065ma":{"type":"int64","optional":false},"p\u0061yload":5}"#,
     );
     assert_eq!(r.value, Value::Int64(5));
-    assert_eq!(fast(&c, r#"{"payload":[1,2.5],"schema":null}"#).value,
-        Value::Array(vec![Value::Int64(1), Value::Float64(2.5)]));
+    assert_eq!(
+        fast(&c, r#"{"payload":[1,2.5],"schema":null}"#).value,
+        Value::Array(vec![Value::Int64(1), Value::Float64(2.5)])
+    );
 }
 
 #[test]
@@ -89,18 +91,29 @@ fn struct_fields_in_any_order_unknown_and_missing() {
     // Unknown members are skipped whatever they hold; a missing optional field takes its default.
     let r = fast(
         &c,
-        &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"z":[1,{{"q":null,"r":"\u00e9"}}],"a":1}}}}"#),
+        &format!(
+            r#"{{"schema":{STRUCT_AB},"payload":{{"z":[1,{{"q":null,"r":"\u00e9"}}],"a":1}}}}"#
+        ),
     );
     assert_eq!(r.value, struct_ab(1, Some("d")));
     // An explicit null also takes the default (replace.null.with.default=true) ...
-    let r = fast(&c, &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"b":null,"a":2}}}}"#));
+    let r = fast(
+        &c,
+        &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"b":null,"a":2}}}}"#),
+    );
     assert_eq!(r.value, struct_ab(2, Some("d")));
     // ... or stays null without it.
     let keep = conv(&[(REPLACE_NULL_WITH_DEFAULT_CONFIG, "false")]);
-    let r = fast(&keep, &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"b":null,"a":2}}}}"#));
+    let r = fast(
+        &keep,
+        &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"b":null,"a":2}}}}"#),
+    );
     assert_eq!(r.value, struct_ab(2, None));
     // A repeated field keeps its last value (the tree reader's Jackson rule).
-    let r = handed_over(&c, &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"a":1,"a":3}}}}"#));
+    let r = handed_over(
+        &c,
+        &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"a":1,"a":3}}}}"#),
+    );
     assert_eq!(r.unwrap().value, struct_ab(3, Some("d")));
 }
 
@@ -111,9 +124,14 @@ fn deeply_nested_values() {
     let mut payload = "7".to_owned();
     for i in 0..30 {
         schema = match i % 3 {
-            0 => format!(r#"{{"type":"struct","fields":[{{"type":"string","optional":true,"field":"f"}},{{{},"field":"x"}}],"optional":false}}"#, &schema[1..schema.len() - 1]),
+            0 => format!(
+                r#"{{"type":"struct","fields":[{{"type":"string","optional":true,"field":"f"}},{{{},"field":"x"}}],"optional":false}}"#,
+                &schema[1..schema.len() - 1]
+            ),
             1 => format!(r#"{{"type":"array","items":{schema},"optional":false}}"#),
-            _ => format!(r#"{{"type":"map","keys":{{"type":"string","optional":false}},"values":{schema},"optional":false}}"#),
+            _ => format!(
+                r#"{{"type":"map","keys":{{"type":"string","optional":false}},"values":{schema},"optional":false}}"#
+            ),
         };
         payload = match i % 3 {
             0 => format!(r#"{{"f":"s{i}","x":{payload}}}"#),
@@ -129,7 +147,11 @@ fn deeply_nested_values() {
     assert_eq!(String::from_utf8(again).unwrap(), text);
 
     // Schemaless: 999 arrays inside the envelope is the deepest Jackson reads (1000 levels).
-    let ok = format!(r#"{{"schema":null,"payload":{}1{}}}"#, "[".repeat(999), "]".repeat(999));
+    let ok = format!(
+        r#"{{"schema":null,"payload":{}1{}}}"#,
+        "[".repeat(999),
+        "]".repeat(999)
+    );
     let mut v = fast(&c, &ok).value;
     let mut levels = 0;
     while let Value::Array(mut items) = v {
@@ -137,11 +159,26 @@ fn deeply_nested_values() {
         v = items.pop().unwrap();
     }
     assert_eq!((levels, v), (999, Value::Int64(1)));
-    let deep = format!(r#"{{"schema":null,"payload":{}1{}}}"#, "[".repeat(1000), "]".repeat(1000));
+    let deep = format!(
+        r#"{{"schema":null,"payload":{}1{}}}"#,
+        "[".repeat(1000),
+        "]".repeat(1000)
+    );
     let e = err(&c, &deep);
-    assert!(e.contains("Document nesting depth exceeds the maximum allowed (1000)"), "{e}");
+    assert!(
+        e.contains("Document nesting depth exceeds the maximum allowed (1000)"),
+        "{e}"
+    );
     let plain = conv(&[(SCHEMAS_ENABLE_CONFIG, "false")]);
-    let mut v = fast(&plain, &format!("{}{}", "{\"a\":".repeat(1000), "}".repeat(1000).replacen('}', "null}", 1))).value;
+    let mut v = fast(
+        &plain,
+        &format!(
+            "{}{}",
+            "{\"a\":".repeat(1000),
+            "}".repeat(1000).replacen('}', "null}", 1)
+        ),
+    )
+    .value;
     let mut levels = 0;
     while let Value::Map(mut entries) = v {
         levels += 1;
@@ -167,10 +204,16 @@ fn strings_escapes_and_unicode() {
     }
     // Keys with escapes, in maps and schemaless objects.
     let m = r#"{"type":"map","keys":{"type":"string","optional":false},"values":{"type":"int8","optional":false},"optional":false}"#;
-    let r = fast(&c, &format!(r#"{{"schema":{m},"payload":{{"\u0041":1,"é\n":2,"A":3}}}}"#));
+    let r = fast(
+        &c,
+        &format!(r#"{{"schema":{m},"payload":{{"\u0041":1,"é\n":2,"A":3}}}}"#),
+    );
     assert_eq!(
         r.value,
-        Value::Map(vec![("A".into(), Value::Int8(3)), ("é\n".into(), Value::Int8(2))])
+        Value::Map(vec![
+            ("A".into(), Value::Int8(3)),
+            ("é\n".into(), Value::Int8(2))
+        ])
     );
     for bad in [
         "{\"schema\":null,\"payload\":\"a\u{1}\"}",
@@ -180,7 +223,12 @@ fn strings_escapes_and_unicode() {
         r#"{"sch\ema":null,"payload":1}"#,
     ] {
         let e = err(&c, bad);
-        assert!(e.starts_with("Converting byte[] to Kafka Connect data failed due to serialization error: "), "{e}");
+        assert!(
+            e.starts_with(
+                "Converting byte[] to Kafka Connect data failed due to serialization error: "
+            ),
+            "{e}"
+        );
     }
     let mut invalid = br#"{"schema":null,"payload":"a"#.to_vec();
     invalid.extend_from_slice(&[0xff, b'"', b'}']);
@@ -194,7 +242,9 @@ fn strings_escapes_and_unicode() {
 #[test]
 fn numbers_large_small_and_lenient() {
     let c = JsonConverter::new();
-    let env = |t: &str, p: &str| format!(r#"{{"schema":{{"type":"{t}","optional":false}},"payload":{p}}}"#);
+    let env = |t: &str, p: &str| {
+        format!(r#"{{"schema":{{"type":"{t}","optional":false}},"payload":{p}}}"#)
+    };
     for (t, p, want) in [
         ("int32", "4294967297", Value::Int32(1)),
         ("int32", "1.9", Value::Int32(1)),
@@ -216,7 +266,10 @@ fn numbers_large_small_and_lenient() {
         assert_eq!(fast(&c, &env(t, p)).value, want, "{t} {p}");
     }
     let plain = conv(&[(SCHEMAS_ENABLE_CONFIG, "false")]);
-    assert_eq!(fast(&plain, "99999999999999999999 ").value, Value::Int64(7766279631452241919));
+    assert_eq!(
+        fast(&plain, "99999999999999999999 ").value,
+        Value::Int64(7766279631452241919)
+    );
     assert_eq!(fast(&plain, "-2.50").value, Value::Float64(-2.5));
     assert_eq!(fast(&plain, "  ").value, Value::Null);
     assert!(err(&plain, "12abc").starts_with("Converting byte[] to Kafka Connect data failed"));
@@ -225,23 +278,36 @@ fn numbers_large_small_and_lenient() {
 #[test]
 fn logical_types_and_bytes() {
     let dec = |scale: i32, p: &str| {
-        format!(r#"{{"schema":{{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{{"scale":"{scale}"}}}},"payload":{p}}}"#)
+        format!(
+            r#"{{"schema":{{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{{"scale":"{scale}"}}}},"payload":{p}}}"#
+        )
     };
     let c = JsonConverter::new();
     // 156 at scale 2 is 1.56; base64 "AJw=" and the numeric forms read the same.
     for p in [r#""AJw=""#, "1.56", "1.560", "156e-2"] {
-        assert_eq!(fast(&c, &dec(2, p)).value, Value::Bytes(vec![0, 156]), "{p}");
+        assert_eq!(
+            fast(&c, &dec(2, p)).value,
+            Value::Bytes(vec![0, 156]),
+            "{p}"
+        );
     }
     assert_eq!(
         err(&c, &dec(2, "1.567")),
         "Decimal value has mismatching scale for given Decimal schema. Schema has scale 2, value has scale 3."
     );
-    assert_eq!(err(&c, &dec(2, r#""!!""#)), "Invalid bytes for Decimal field");
+    assert_eq!(
+        err(&c, &dec(2, r#""!!""#)),
+        "Invalid bytes for Decimal field"
+    );
     assert_eq!(
         err(&c, &dec(2, "[1]")),
         "Invalid type for Decimal, underlying representation should be numeric or bytes but was ARRAY"
     );
-    let time = |p: &str| format!(r#"{{"schema":{{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time","version":1}},"payload":{p}}}"#);
+    let time = |p: &str| {
+        format!(
+            r#"{{"schema":{{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time","version":1}},"payload":{p}}}"#
+        )
+    };
     assert_eq!(fast(&c, &time("1000")).value, Value::Int32(1000));
     assert_eq!(
         err(&c, &time("-1")),
@@ -250,7 +316,10 @@ fn logical_types_and_bytes() {
     let b = r#"{"schema":{"type":"bytes","optional":false},"payload":"dGVzdC1zdHJpbmc="}"#;
     assert_eq!(fast(&c, b).value, Value::Bytes(b"test-string".to_vec()));
     assert_eq!(
-        err(&c, r#"{"schema":{"type":"bytes","optional":false},"payload":"dGVzdC1zdHJpbmc"}"#),
+        err(
+            &c,
+            r#"{"schema":{"type":"bytes","optional":false},"payload":"dGVzdC1zdHJpbmc"}"#
+        ),
         "Invalid bytes field"
     );
 }
@@ -284,19 +353,35 @@ fn every_error_is_worded_by_the_tree_reader() {
     let text = format!(r#"{{"schema":{i32s},"payload":"x","payload":1,"schema":{i32s}}}"#);
     assert_eq!(handed_over(&c, &text).unwrap().value, Value::Int32(1));
     // A syntax error after a conversion error is the error reported, as with a tree.
-    let e = err(&c, &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"a":null,"b":tru}}}}"#));
+    let e = err(
+        &c,
+        &format!(r#"{{"schema":{STRUCT_AB},"payload":{{"a":null,"b":tru}}}}"#),
+    );
     assert!(e.starts_with("Converting byte[] to Kafka Connect data failed due to serialization error: Unrecognized token"), "{e}");
     // Shapes the tree reader reads leniently are handed over too.
     let arr = r#"{"type":"array","items":{"type":"int32","optional":false},"optional":false}"#;
-    let r = handed_over(&c, &format!(r#"{{"schema":{arr},"payload":{{"x":1,"y":2}}}}"#)).unwrap();
-    assert_eq!(r.value, Value::Array(vec![Value::Int32(1), Value::Int32(2)]));
+    let r = handed_over(
+        &c,
+        &format!(r#"{{"schema":{arr},"payload":{{"x":1,"y":2}}}}"#),
+    )
+    .unwrap();
+    assert_eq!(
+        r.value,
+        Value::Array(vec![Value::Int32(1), Value::Int32(2)])
+    );
     let r = handed_over(&c, &format!(r#"{{"schema":{arr},"payload":5}}"#)).unwrap();
     assert_eq!(r.value, Value::Array(vec![]));
     // Repeated tuple keys keep the first position and the last value, streaming.
-    let r = fast(&c, &format!(r#"{{"schema":{tuples},"payload":[[1,2],[3,4],[1,5]]}}"#));
+    let r = fast(
+        &c,
+        &format!(r#"{{"schema":{tuples},"payload":[[1,2],[3,4],[1,5]]}}"#),
+    );
     assert_eq!(
         r.value,
-        Value::Map(vec![(Value::Int32(1), Value::Int32(5)), (Value::Int32(3), Value::Int32(4))])
+        Value::Map(vec![
+            (Value::Int32(1), Value::Int32(5)),
+            (Value::Int32(3), Value::Int32(4))
+        ])
     );
 }
 
@@ -312,9 +397,13 @@ fn arb_json() -> impl Strategy<Value = String> {
     ];
     leaf.prop_recursive(4, 32, 5, |inner| {
         prop_oneof![
-            proptest::collection::vec(inner.clone(), 0..5).prop_map(|v| format!("[{}]", v.join(" ,"))),
+            proptest::collection::vec(inner.clone(), 0..5)
+                .prop_map(|v| format!("[{}]", v.join(" ,"))),
             proptest::collection::vec(("[a-c]", inner), 0..5).prop_map(|v| {
-                let members: Vec<String> = v.into_iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+                let members: Vec<String> = v
+                    .into_iter()
+                    .map(|(k, v)| format!("\"{k}\" : {v}"))
+                    .collect();
                 format!("{{ {} }}", members.join(","))
             }),
         ]
