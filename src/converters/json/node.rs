@@ -259,6 +259,11 @@ impl<'a> Parser<'a, '_> {
         self.s.get(self.pos).copied()
     }
 
+    /// The input from the current position on.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.s.get(self.pos..).unwrap_or_default()
+    }
+
     /// The input between two positions.
     pub(crate) fn slice(&self, start: usize, end: usize) -> &'a [u8] {
         &self.s[start..end]

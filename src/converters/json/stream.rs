@@ -168,10 +168,17 @@ impl JsonConverter {
         object_members(p, |p, key| {
             match key.as_ref() {
                 "schema" if schema.is_none() => {
-                    let start = p.pos;
-                    p.skip_value(1)?;
-                    let raw = p.slice(start, p.pos);
-                    schema = Some(self.schema_for(raw, &mut parsed_schema)?);
+                    if let Some((len, s)) = self.last_schema_at(p.rest()) {
+                        // The same text as the last schema read, which was a complete, valid
+                        // object at this same depth: the tokenizer would read it the same way.
+                        p.pos += len;
+                        schema = Some(Some(s));
+                    } else {
+                        let start = p.pos;
+                        p.skip_value(1)?;
+                        let raw = p.slice(start, p.pos);
+                        schema = Some(self.schema_for(raw, &mut parsed_schema)?);
+                    }
                 }
                 "payload" if payload.is_none() && deferred.is_none() => match &schema {
                     Some(s) => payload = Some(self.read_value(p, s.as_ref(), 1)?),
@@ -201,6 +208,13 @@ impl JsonConverter {
             }
         }
         Ok(SchemaAndValue { schema, value })
+    }
+
+    /// The last schema read and the length of its JSON text, when `rest` starts with that text.
+    fn last_schema_at(&self, rest: &[u8]) -> Option<(usize, SchemaRef)> {
+        let cache = self.to_cache.lock().ok()?;
+        let (text, schema) = cache.last.as_ref()?;
+        rest.starts_with(text).then(|| (text.len(), schema.clone()))
     }
 
     /// The schema whose JSON text is `raw`: from the cache, or read (then noted in `parsed` for

@@ -481,3 +481,36 @@ proptest! {
         prop_assert_eq!(got.unwrap(), c.deserialize_tree(&bytes).unwrap());
     }
 }
+
+#[test]
+fn the_last_schema_text_is_recognised_only_whole() {
+    let c = JsonConverter::new();
+    let i32s = r#"{"type":"int32","optional":false}"#;
+    assert_eq!(
+        fast(&c, &format!(r#"{{"schema":{i32s},"payload":1}}"#)).value,
+        Value::Int32(1)
+    );
+    // The same text again, then text that merely starts with it.
+    assert_eq!(
+        fast(&c, &format!(r#"{{"payload":2,"schema":{i32s}}}"#)).value,
+        Value::Int32(2)
+    );
+    let e = err(&c, &format!(r#"{{"schema":{i32s}x,"payload":1}}"#));
+    assert!(
+        e.starts_with(
+            "Converting byte[] to Kafka Connect data failed due to serialization error: "
+        ),
+        "{e}"
+    );
+    let e = err(&c, &format!(r#"{{"schema":{i32s}"#));
+    assert!(
+        e.starts_with(
+            "Converting byte[] to Kafka Connect data failed due to serialization error: "
+        ),
+        "{e}"
+    );
+    // A longer schema sharing a prefix is read as itself.
+    let longer = r#"{"type":"int32","optional":false,"name":"n"}"#;
+    let r = fast(&c, &format!(r#"{{"schema":{longer},"payload":3}}"#));
+    assert_eq!(r.schema.unwrap().name.as_deref(), Some("n"));
+}
