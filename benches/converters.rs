@@ -62,6 +62,21 @@ fn converters(c: &mut Criterion) {
     g.bench_function("json_schemas_struct_from_connect", |b| {
         b.iter(|| json.from_connect("t", &headers, Some(&schema), &value))
     });
+    let bytes = json
+        .from_connect("t", &headers, Some(&schema), &value)
+        .unwrap();
+    g.bench_function("json_schemas_struct_to_connect", |b| {
+        b.iter(|| json.to_connect("t", &headers, bytes.as_deref()))
+    });
+    let mut plain = JsonConverter::new();
+    props.insert("schemas.enable".into(), "false".into());
+    plain.configure(&props, false).unwrap();
+    let bytes = plain
+        .from_connect("t", &headers, Some(&schema), &value)
+        .unwrap();
+    g.bench_function("json_plain_map_to_connect", |b| {
+        b.iter(|| plain.to_connect("t", &headers, bytes.as_deref()))
+    });
     g.finish();
 }
 

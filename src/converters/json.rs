@@ -14,11 +14,14 @@
 
 mod base64_read;
 mod node;
+mod scan;
+mod stream;
 mod write;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use connect_api::{
@@ -170,15 +173,101 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
 }
 
 /// Schema JSON cached per schema instance; the cached `SchemaRef` keeps the pointer valid.
-type FromCache = Lru<usize, (SchemaRef, Arc<[u8]>)>;
-/// Schemas cached per exact schema JSON text.
-type ToCache = Lru<Vec<u8>, SchemaRef>;
+type FromLru = Lru<usize, (SchemaRef, Arc<[u8]>)>;
+
+/// [`FromLru`] with the last schema written in front, found by pointer without hashing.
+struct FromCache {
+    lru: FromLru,
+    last: Option<(SchemaRef, Arc<[u8]>)>,
+}
+
+impl FromCache {
+    fn new(cap: i32) -> Self {
+        Self {
+            lru: Lru::new(cap),
+            last: None,
+        }
+    }
+
+    fn get(&mut self, schema: &SchemaRef) -> Option<Arc<[u8]>> {
+        if let Some((s, json)) = &self.last {
+            if Arc::ptr_eq(s, schema) {
+                return Some(json.clone());
+            }
+        }
+        let (s, json) = self.lru.get(&(Arc::as_ptr(schema) as usize))?;
+        self.last = Some((s, json.clone()));
+        Some(json)
+    }
+
+    fn put(&mut self, schema: &SchemaRef, json: Arc<[u8]>) {
+        if self.lru.cap == 0 {
+            return;
+        }
+        // Hits on `last` skip the LRU's clock; refresh it before anything is evicted.
+        if let Some((s, _)) = self.last.take() {
+            self.lru.get(&(Arc::as_ptr(&s) as usize));
+        }
+        let key = Arc::as_ptr(schema) as usize;
+        self.lru.put(key, (schema.clone(), json.clone()));
+        self.last = Some((schema.clone(), json));
+    }
+
+    fn len(&self) -> usize {
+        self.lru.len()
+    }
+}
+/// Schemas cached per exact schema JSON text, with the last one used in front: records of one
+/// stream nearly always repeat their schema, and comparing its text is cheaper than hashing it.
+struct ToCache {
+    lru: Lru<Vec<u8>, SchemaRef>,
+    last: Option<(Vec<u8>, SchemaRef)>,
+}
+
+impl ToCache {
+    fn new(cap: i32) -> Self {
+        Self {
+            lru: Lru::new(cap),
+            last: None,
+        }
+    }
+
+    fn get(&mut self, raw: &[u8]) -> Option<SchemaRef> {
+        if let Some((text, schema)) = &self.last {
+            if text.as_slice() == raw {
+                return Some(schema.clone());
+            }
+        }
+        let schema = self.lru.get(raw)?;
+        self.last = Some((raw.to_vec(), schema.clone()));
+        Some(schema)
+    }
+
+    fn put(&mut self, raw: Vec<u8>, schema: SchemaRef) {
+        if self.lru.cap == 0 {
+            return;
+        }
+        // Hits on `last` skip the LRU's clock; refresh it before anything is evicted.
+        if let Some((text, _)) = self.last.take() {
+            self.lru.get(text.as_slice());
+        }
+        self.lru.put(raw.clone(), schema.clone());
+        self.last = Some((raw, schema));
+    }
+
+    fn len(&self) -> usize {
+        self.lru.len()
+    }
+}
 
 /// Kafka's `JsonConverter` (also a header converter; headers use the same format).
 pub struct JsonConverter {
     config: JsonConverterConfig,
     from_cache: Mutex<FromCache>,
     to_cache: Mutex<ToCache>,
+    /// The length of the last serialized record: the next output buffer starts that large, so
+    /// records of one stream are written without growing it.
+    size_hint: AtomicUsize,
 }
 
 impl Default for JsonConverter {
@@ -317,8 +406,9 @@ impl JsonConverter {
     /// A converter with the given settings.
     pub fn with_config(config: JsonConverterConfig) -> Self {
         Self {
-            from_cache: Mutex::new(Lru::new(config.schemas_cache_size)),
-            to_cache: Mutex::new(Lru::new(config.schemas_cache_size)),
+            from_cache: Mutex::new(FromCache::new(config.schemas_cache_size)),
+            to_cache: Mutex::new(ToCache::new(config.schemas_cache_size)),
+            size_hint: AtomicUsize::new(128),
             config,
         }
     }
@@ -347,14 +437,12 @@ impl JsonConverter {
         if schema.is_none() && value.is_null() {
             return Ok(None);
         }
-        let mut out = Vec::with_capacity(128);
+        let hint = self.size_hint.load(Ordering::Relaxed);
+        let mut out = Vec::with_capacity(hint + hint / 8 + 16);
         if self.config.schemas_enable {
             out.extend_from_slice(b"{\"schema\":");
             match schema {
-                Some(s) => {
-                    let json = self.schema_json(s)?;
-                    out.extend_from_slice(&json);
-                }
+                Some(s) => self.push_schema_json(&mut out, s)?,
                 None => out.extend_from_slice(b"null"),
             }
             out.extend_from_slice(b",\"payload\":");
@@ -362,6 +450,9 @@ impl JsonConverter {
             out.push(b'}');
         } else {
             self.write_value(&mut out, schema, value, 0)?;
+        }
+        if out.len() != hint {
+            self.size_hint.store(out.len(), Ordering::Relaxed);
         }
         Ok(Some(out))
     }
@@ -371,9 +462,8 @@ impl JsonConverter {
     /// # Errors
     /// A data error when the schema's default value does not fit the schema.
     pub fn schema_json(&self, schema: &SchemaRef) -> Result<Arc<[u8]>> {
-        let key = Arc::as_ptr(schema) as usize;
         if let Ok(mut cache) = self.from_cache.lock() {
-            if let Some((_, json)) = cache.get(&key) {
+            if let Some(json) = cache.get(schema) {
                 return Ok(json);
             }
         }
@@ -381,9 +471,25 @@ impl JsonConverter {
         self.write_schema(&mut out, schema, None, 1)?;
         let json: Arc<[u8]> = out.into();
         if let Ok(mut cache) = self.from_cache.lock() {
-            cache.put(key, (schema.clone(), json.clone()));
+            cache.put(schema, json.clone());
         }
         Ok(json)
+    }
+
+    /// Appends the JSON form of a schema: the last one written is copied under the cache's
+    /// lock, without touching reference counts.
+    fn push_schema_json(&self, out: &mut Vec<u8>, schema: &SchemaRef) -> Result<()> {
+        if let Ok(cache) = self.from_cache.lock() {
+            if let Some((s, json)) = &cache.last {
+                if Arc::ptr_eq(s, schema) {
+                    out.extend_from_slice(json);
+                    return Ok(());
+                }
+            }
+        }
+        let json = self.schema_json(schema)?;
+        out.extend_from_slice(&json);
+        Ok(())
     }
 
     fn write_schema(
@@ -738,6 +844,15 @@ impl JsonConverter {
         let Some(data) = data else {
             return Ok(SchemaAndValue::default());
         };
+        match self.read_streaming(data) {
+            Ok(read) => Ok(read),
+            Err(stream::Fallback) => self.deserialize_tree(data),
+        }
+    }
+
+    /// Deserializes bytes through a JSON tree: the reference reading, used for everything the
+    /// streaming reader gives up on (and for all errors, which it words).
+    fn deserialize_tree(&self, data: &[u8]) -> Result<SchemaAndValue> {
         let mut spans = Vec::new();
         let parsed = node::parse(
             data,

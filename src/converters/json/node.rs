@@ -88,7 +88,7 @@ impl Node {
             Node::Long(v) => *v as f64,
             Node::BigInt(b) => b.to_string().parse().unwrap_or(0.0),
             // Jackson reads floats as BigDecimal, which has no negative zero.
-            Node::Decimal(d) => positive_zero(d.text.parse().unwrap_or(0.0)),
+            Node::Decimal(d) => decimal_f64(&d.text),
             _ => 0.0,
         }
     }
@@ -99,14 +99,7 @@ impl Node {
             Node::Int(v) => *v as f32,
             Node::Long(v) => *v as f32,
             Node::BigInt(b) => b.to_string().parse().unwrap_or(0.0),
-            Node::Decimal(d) => {
-                let v: f32 = d.text.parse().unwrap_or(0.0);
-                if v == 0.0 {
-                    0.0
-                } else {
-                    v
-                }
-            }
+            Node::Decimal(d) => decimal_f32(&d.text),
             _ => 0.0,
         }
     }
@@ -120,6 +113,21 @@ impl Node {
             Node::Decimal(d) => Some((d.digits.parse().ok()?, -d.exp10)),
             _ => None,
         }
+    }
+}
+
+/// Jackson `doubleValue()` of a decimal number's text.
+pub(crate) fn decimal_f64(text: &str) -> f64 {
+    positive_zero(text.parse().unwrap_or(0.0))
+}
+
+/// Jackson `floatValue()` of a decimal number's text.
+pub(crate) fn decimal_f32(text: &str) -> f32 {
+    let v: f32 = text.parse().unwrap_or(0.0);
+    if v == 0.0 {
+        0.0
+    } else {
+        v
     }
 }
 
@@ -177,6 +185,19 @@ impl Decimal {
     }
 }
 
+/// A number as scanned: its text and parts, before any conversion.
+#[derive(Clone, Copy)]
+pub(crate) struct NumberToken<'a> {
+    /// The whole number.
+    pub text: &'a str,
+    negative: bool,
+    int_digits: &'a [u8],
+    frac_digits: &'a [u8],
+    exp: i64,
+    /// Whether it has a fraction or an exponent (a Jackson `DecimalNode`).
+    pub is_decimal: bool,
+}
+
 /// Why parsing failed.
 #[derive(Debug)]
 pub(crate) struct ParseError(pub String);
@@ -215,18 +236,184 @@ pub(crate) fn parse(
     Ok(Some(node))
 }
 
-struct Parser<'a, 'b> {
+/// The tokenizer behind [`parse`], also driven directly by the streaming reader
+/// (`super::stream`), so both accept exactly the same text.
+pub(crate) struct Parser<'a, 'b> {
     s: &'a [u8],
-    pos: usize,
+    pub(crate) pos: usize,
     spans: Option<&'b mut Vec<(String, usize, usize)>>,
 }
 
-impl Parser<'_, '_> {
+impl<'a> Parser<'a, '_> {
+    /// A parser over `s` starting at byte `pos`, recording no spans.
+    pub(crate) fn at(s: &'a [u8], pos: usize) -> Self {
+        Self {
+            s,
+            pos,
+            spans: None,
+        }
+    }
+
+    /// The byte at the current position, if any.
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.s.get(self.pos).copied()
+    }
+
+    /// The input from the current position on.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.s.get(self.pos..).unwrap_or_default()
+    }
+
+    /// The input between two positions.
+    pub(crate) fn slice(&self, start: usize, end: usize) -> &'a [u8] {
+        &self.s[start..end]
+    }
+
+    /// Skips a UTF-8 byte order mark and white space.
+    pub(crate) fn skip_bom_and_ws(&mut self) {
+        if self.s.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            self.pos = 3;
+        }
+        self.skip_ws();
+    }
+
+    /// Consumes `b` if it is the next byte.
+    pub(crate) fn eat(&mut self, b: u8) -> bool {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Reads a string whose opening quote is the current byte, borrowing it from the input
+    /// when it has no escapes.
+    pub(crate) fn string_cow(&mut self) -> Result<std::borrow::Cow<'a, str>, ParseError> {
+        let start = self.pos + 1;
+        let mut i = start;
+        loop {
+            i = super::scan::plain_run(self.s, i, false);
+            let Some(&c) = self.s.get(i) else {
+                break;
+            };
+            if c == b'"' {
+                if let Ok(text) = std::str::from_utf8(&self.s[start..i]) {
+                    self.pos = i + 1;
+                    return Ok(std::borrow::Cow::Borrowed(text));
+                }
+                break;
+            }
+            if c == b'\\' || c < 0x20 {
+                break;
+            }
+            i += 1;
+        }
+        self.string().map(std::borrow::Cow::Owned)
+    }
+
+    /// Reads one value (its first byte at the current position) without building it,
+    /// accepting exactly what [`Parser::value`] accepts; `depth` as for `value`.
+    pub(crate) fn skip_value(&mut self, depth: usize) -> Result<(), ParseError> {
+        match self.peek() {
+            Some(b'{') => {
+                self.check_depth(depth + 1)?;
+                self.pos += 1;
+                self.skip_ws();
+                if self.eat(b'}') {
+                    return Ok(());
+                }
+                loop {
+                    self.skip_ws();
+                    if self.peek() != Some(b'"') {
+                        return Err(self.err("Unexpected character: was expecting double-quote"));
+                    }
+                    self.skip_string()?;
+                    self.skip_ws();
+                    if !self.eat(b':') {
+                        return Err(self.err("Unexpected character: was expecting a colon"));
+                    }
+                    self.skip_ws();
+                    self.skip_value(depth + 1)?;
+                    self.skip_ws();
+                    if self.eat(b'}') {
+                        return Ok(());
+                    }
+                    if !self.eat(b',') {
+                        return Err(self.err("Unexpected character: expected ',' or '}'"));
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.check_depth(depth + 1)?;
+                self.pos += 1;
+                self.skip_ws();
+                if self.eat(b']') {
+                    return Ok(());
+                }
+                loop {
+                    self.skip_ws();
+                    self.skip_value(depth + 1)?;
+                    self.skip_ws();
+                    if self.eat(b']') {
+                        return Ok(());
+                    }
+                    if !self.eat(b',') {
+                        return Err(self.err("Unexpected character: expected ',' or ']'"));
+                    }
+                }
+            }
+            Some(b'"') => self.skip_string(),
+            _ => self.value(depth).map(drop),
+        }
+    }
+
+    /// Reads a string (opening quote at the current position) without building it.
+    fn skip_string(&mut self) -> Result<(), ParseError> {
+        self.pos += 1;
+        loop {
+            let start = self.pos;
+            self.pos = super::scan::plain_run(self.s, self.pos, false);
+            while let Some(&c) = self.s.get(self.pos) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            // Escapes are ASCII, so the raw runs between them are valid UTF-8 exactly when
+            // the whole decoded string is.
+            let run = &self.s[start..self.pos];
+            if !run.is_ascii() && std::str::from_utf8(run).is_err() {
+                return Err(self.err("Invalid UTF-8 in String value"));
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos += 1;
+                        }
+                        Some(b'u') => {
+                            self.pos += 1;
+                            self.hex4()?;
+                        }
+                        _ => return Err(self.err("Unrecognized character escape")),
+                    }
+                }
+                _ => return Err(self.err("Illegal character in String value")),
+            }
+        }
+    }
+
     fn err(&self, msg: &str) -> ParseError {
         ParseError(format!("{msg} at byte offset {}", self.pos))
     }
 
-    fn skip_ws(&mut self) {
+    pub(crate) fn skip_ws(&mut self) {
         while let Some(&c) = self.s.get(self.pos) {
             if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
                 self.pos += 1;
@@ -236,7 +423,7 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node, ParseError> {
+    pub(crate) fn value(&mut self, depth: usize) -> Result<Node, ParseError> {
         let Some(&c) = self.s.get(self.pos) else {
             return Err(self.err("Unexpected end-of-input"));
         };
@@ -252,7 +439,7 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn literal(&mut self, word: &str, node: Node) -> Result<Node, ParseError> {
+    pub(crate) fn literal(&mut self, word: &str, node: Node) -> Result<Node, ParseError> {
         let end = self.pos + word.len();
         if self.s.get(self.pos..end) != Some(word.as_bytes()) {
             return Err(self.err("Unrecognized token"));
@@ -266,7 +453,7 @@ impl Parser<'_, '_> {
         Ok(node)
     }
 
-    fn check_depth(&self, depth: usize) -> Result<(), ParseError> {
+    pub(crate) fn check_depth(&self, depth: usize) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
             return Err(self.err(&format!(
                 "Document nesting depth exceeds the maximum allowed ({MAX_DEPTH})"
@@ -358,11 +545,12 @@ impl Parser<'_, '_> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    pub(crate) fn string(&mut self) -> Result<String, ParseError> {
         self.pos += 1; // opening quote
         let mut out: Vec<u8> = Vec::new();
         loop {
             let start = self.pos;
+            self.pos = super::scan::plain_run(self.s, self.pos, false);
             while let Some(&c) = self.s.get(self.pos) {
                 if c == b'"' || c == b'\\' || c < 0x20 {
                     break;
@@ -433,7 +621,13 @@ impl Parser<'_, '_> {
         String::from_utf8(out).map_err(|_| self.err("Invalid UTF-8 in String value"))
     }
 
-    fn number(&mut self) -> Result<Node, ParseError> {
+    pub(crate) fn number(&mut self) -> Result<Node, ParseError> {
+        let t = self.number_token()?;
+        self.number_node(&t)
+    }
+
+    /// Scans a number (first byte at the current position) without converting it.
+    pub(crate) fn number_token(&mut self) -> Result<NumberToken<'a>, ParseError> {
         let start = self.pos;
         let s = self.s;
         let mut i = self.pos;
@@ -494,6 +688,26 @@ impl Parser<'_, '_> {
         self.pos = i;
         // Only ASCII was consumed.
         let text = std::str::from_utf8(&s[start..i]).unwrap_or("0");
+        Ok(NumberToken {
+            text,
+            negative,
+            int_digits,
+            frac_digits,
+            exp,
+            is_decimal,
+        })
+    }
+
+    /// The node of a scanned number: Jackson's int, long, big integer or exact decimal.
+    pub(crate) fn number_node(&self, t: &NumberToken<'_>) -> Result<Node, ParseError> {
+        let NumberToken {
+            text,
+            negative,
+            int_digits,
+            frac_digits,
+            exp,
+            is_decimal,
+        } = *t;
         if !is_decimal {
             if let Ok(v) = text.parse::<i64>() {
                 return Ok(match i32::try_from(v) {

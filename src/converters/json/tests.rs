@@ -988,3 +988,5 @@ proptest! {
         let _ = crate::converters::values::parse_string(&s);
     }
 }
+
+mod stream;

@@ -17,7 +17,10 @@ pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
+        i = super::scan::plain_run(bytes, i, true);
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         let short = match b {
             b'"' => b'"',
             b'\\' => b'\\',
