@@ -1153,16 +1153,7 @@ impl JsonConverter {
                         }
                         let k = self.to_value(key_schema, Some(&pair[0]))?;
                         let v = self.to_value(value_schema, Some(&pair[1]))?;
-                        match java_map_key(&k).and_then(|id| match seen.get(&id) {
-                            Some(&at) => Some(at),
-                            None => {
-                                seen.insert(id, entries.len());
-                                None
-                            }
-                        }) {
-                            Some(at) => entries[at].1 = v,
-                            None => entries.push((k, v)),
-                        }
+                        put_map_entry(&mut entries, &mut seen, k, v);
                     }
                     Value::Map(entries)
                 }
@@ -1276,6 +1267,26 @@ fn java_map_key(k: &Value) -> Option<String> {
     match k {
         Value::Bytes(_) => None,
         _ => Some(format!("{k:?}")),
+    }
+}
+
+/// Adds `k` → `v` to a map being read, as Java's `HashMap.put`: a key equal to an earlier one
+/// (`seen` maps [`java_map_key`] identities to positions) replaces that entry's value in place.
+fn put_map_entry(
+    entries: &mut Vec<(Value, Value)>,
+    seen: &mut HashMap<String, usize>,
+    k: Value,
+    v: Value,
+) {
+    match java_map_key(&k).and_then(|id| match seen.get(&id) {
+        Some(&at) => Some(at),
+        None => {
+            seen.insert(id, entries.len());
+            None
+        }
+    }) {
+        Some(at) => entries[at].1 = v,
+        None => entries.push((k, v)),
     }
 }
 

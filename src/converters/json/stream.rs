@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use connect_api::{ConnectError, SchemaAndValue, SchemaRef, SchemaType, Struct, Value};
 
 use super::node::{decimal_f32, decimal_f64, Node, ParseError, Parser};
-use super::{decode_base64, java_map_key, logical_of, JsonConverter};
+use super::{decode_base64, logical_of, put_map_entry, JsonConverter};
 
 /// The streaming reader gave up; the tree reader decides.
 #[derive(Debug)]
@@ -385,16 +385,7 @@ impl JsonConverter {
             if !p.eat(b']') {
                 return Err(Fallback);
             }
-            match java_map_key(&k).and_then(|id| match seen.get(&id) {
-                Some(&at) => Some(at),
-                None => {
-                    seen.insert(id, entries.len());
-                    None
-                }
-            }) {
-                Some(at) => entries[at].1 = v,
-                None => entries.push((k, v)),
-            }
+            put_map_entry(&mut entries, &mut seen, k, v);
             Ok(())
         })?;
         Ok(Value::Map(entries))
