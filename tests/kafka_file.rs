@@ -142,7 +142,14 @@ fn sigkill_and_restart_against_kafka_loses_nothing() {
     let (src, dst) = (Broker::unique("src"), Broker::unique("dst"));
     let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
     let output = w.path("out.txt");
-    let worker = kafka_worker(&w, &broker, "offset.flush.interval.ms=100");
+    // Each SIGKILL leaves the sink's consumer in the group until its session times out; the
+    // broker's minimum (6 s) keeps that short, and the last run's idle window below outlasts it,
+    // so the last run does not stop before its sink got the partition back.
+    let worker = kafka_worker(
+        &w,
+        &broker,
+        "offset.flush.interval.ms=100\nconsumer.session.timeout.ms=6000",
+    );
     let source = w.source(&src, &input, &topic);
     let sink = w.sink(&dst, &output, &topic);
     let offsets = w.path("offsets.json");
@@ -162,7 +169,7 @@ fn sigkill_and_restart_against_kafka_loses_nothing() {
             line_count(&output)
         );
     }
-    let out = w.run_until_idle("2s", &[&worker, &source, &sink]);
+    let out = w.run_until_idle("15s", &[&worker, &source, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
     let duplicates = check_replays(&std::fs::read(&output).unwrap(), LINES);
     eprintln!("duplicates: {duplicates}");
