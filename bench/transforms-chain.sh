@@ -10,13 +10,16 @@
 # machine) for each, and the median ratio chain/plain (runs paired side by side).
 #
 #   bash bench/transforms-chain.sh [LINES] [RUNS]      (defaults 1000000 5)
+#   BIN=/path/to/connect-rs bash bench/transforms-chain.sh ...   (another build; no cargo build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LINES=${1:-1000000}
 RUNS=${2:-5}
 IDLE_MS=200
-cargo build --release --quiet
-BIN=$PWD/target/release/connect-rs
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet
+  BIN=$PWD/target/release/connect-rs
+fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }

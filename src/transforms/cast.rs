@@ -272,10 +272,10 @@ impl Java {
 
     fn to_java_string(&self) -> String {
         match self {
-            Self::Byte(x) => x.to_string(),
-            Self::Short(x) => x.to_string(),
-            Self::Int(x) => x.to_string(),
-            Self::Long(x) => x.to_string(),
+            Self::Byte(x) => itoa::Buffer::new().format(*x).to_owned(),
+            Self::Short(x) => itoa::Buffer::new().format(*x).to_owned(),
+            Self::Int(x) => itoa::Buffer::new().format(*x).to_owned(),
+            Self::Long(x) => itoa::Buffer::new().format(*x).to_owned(),
             Self::Float(x) => java_fmt::f32_string(*x),
             Self::Double(x) => java_fmt::f64_string(*x),
             Self::Decimal(u, s) => java_fmt::big_decimal_string(u, *s),

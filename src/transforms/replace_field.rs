@@ -173,7 +173,11 @@ impl Transformation for ReplaceField {
                         continue;
                     }
                     if let Some(new_name) = self.renames.get(name) {
-                        entries[i].0 = Value::String(new_name.clone());
+                        // The key's own buffer is reused (mostly without reallocating).
+                        if let Value::String(key) = &mut entries[i].0 {
+                            key.clear();
+                            key.push_str(new_name);
+                        }
                     }
                     let key = entries[i].0.as_str();
                     match entries[..kept].iter().position(|(k, _)| k.as_str() == key) {
