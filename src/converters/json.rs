@@ -14,6 +14,7 @@
 
 mod base64_read;
 mod node;
+mod scalar;
 mod scan;
 mod stream;
 mod write;
@@ -32,6 +33,7 @@ use indexmap::IndexMap;
 use num_bigint::BigInt;
 
 use self::node::Node;
+use self::scalar::scalar_value;
 use super::{java_class, java_fmt, parse_bool_config};
 
 /// Config key: include schemas in the serialized form (default `true`).
@@ -1074,26 +1076,7 @@ impl JsonConverter {
         if let Some(l) = logical_of(schema) {
             return self.to_logical(schema, l, node);
         }
-        // Jackson's accessors on a node of another kind yield 0 / false / null; Kafka returns
-        // that null as is, even for a required schema.
         Ok(match schema.schema_type {
-            SchemaType::Boolean => Value::Boolean(matches!(node, Node::Bool(true))),
-            SchemaType::Int8 => Value::Int8(node.int_value() as i8),
-            SchemaType::Int16 => Value::Int16(node.int_value() as i16),
-            SchemaType::Int32 => Value::Int32(node.int_value()),
-            SchemaType::Int64 => Value::Int64(node.long_value()),
-            SchemaType::Float32 => Value::Float32(node.float_value()),
-            SchemaType::Float64 => Value::Float64(node.double_value()),
-            SchemaType::String => match node {
-                Node::Str(s) => Value::String(s.clone()),
-                _ => Value::Null,
-            },
-            SchemaType::Bytes => match node {
-                Node::Str(s) => Value::Bytes(
-                    decode_base64(s).ok_or_else(|| ConnectError::data("Invalid bytes field"))?,
-                ),
-                _ => Value::Null,
-            },
             SchemaType::Array => {
                 let item_schema = schema.value_schema.as_ref();
                 let items: Vec<Value> = match node {
@@ -1172,6 +1155,10 @@ impl JsonConverter {
                     .collect::<Result<Vec<_>>>()?;
                 Value::Struct(Struct::from_values(schema.clone(), values)?)
             }
+            // Jackson's accessors on a node of another kind yield 0 / false / null; Kafka
+            // returns that null as is, even for a required schema.
+            t => scalar_value(t, Cow::Borrowed(node))
+                .ok_or_else(|| ConnectError::data("Invalid bytes field"))?,
         })
     }
 

@@ -38,7 +38,7 @@ impl StageTime {
     /// Whether the next record's transformations are timed (counts the record).
     fn next_is_timed(&mut self) -> bool {
         self.seen += 1;
-        self.seen <= TIME_EVERY_RECORD || self.seen % SAMPLE_EVERY == 0
+        self.seen <= TIME_EVERY_RECORD || self.seen.is_multiple_of(SAMPLE_EVERY)
     }
 
     /// Adds one timed record's transformation time.

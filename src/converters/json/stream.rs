@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use connect_api::{ConnectError, SchemaAndValue, SchemaRef, SchemaType, Struct, Value};
 
 use super::node::{decimal_f32, decimal_f64, Node, ParseError, Parser};
-use super::{decode_base64, logical_of, put_map_entry, JsonConverter};
+use super::scalar::scalar_value;
+use super::{logical_of, put_map_entry, JsonConverter};
 
 /// The streaming reader gave up; the tree reader decides.
 #[derive(Debug)]
@@ -255,7 +256,7 @@ impl JsonConverter {
             Some(b'{' | b'[') => {}
             Some(b'"') if logical_of(schema).is_none() => {
                 let text = p.string_cow()?.into_owned();
-                return scalar_value(schema.schema_type, Node::Str(text));
+                return scalar(schema.schema_type, Node::Str(text));
             }
             Some(b'-' | b'0'..=b'9') if logical_of(schema).is_none() => {
                 // Floats straight from the text, without the exact decimal node.
@@ -263,7 +264,7 @@ impl JsonConverter {
                 return match (t.is_decimal, schema.schema_type) {
                     (true, SchemaType::Float64) => Ok(Value::Float64(decimal_f64(t.text))),
                     (true, SchemaType::Float32) => Ok(Value::Float32(decimal_f32(t.text))),
-                    _ => scalar_value(schema.schema_type, p.number_node(&t)?),
+                    _ => scalar(schema.schema_type, p.number_node(&t)?),
                 };
             }
             _ => {
@@ -271,7 +272,7 @@ impl JsonConverter {
                 if let Some(l) = logical_of(schema) {
                     return Ok(self.to_logical(schema, l, &node)?);
                 }
-                return scalar_value(schema.schema_type, node);
+                return scalar(schema.schema_type, node);
             }
         }
         if logical_of(schema).is_some() {
@@ -441,27 +442,8 @@ impl JsonConverter {
     }
 }
 
-/// A non-null scalar read against a primitive schema with Jackson's lenient accessors (the
-/// scalar half of `JsonConverter::to_value`).
-fn scalar_value(t: SchemaType, node: Node) -> Fast<Value> {
-    Ok(match t {
-        SchemaType::Boolean => Value::Boolean(matches!(node, Node::Bool(true))),
-        SchemaType::Int8 => Value::Int8(node.int_value() as i8),
-        SchemaType::Int16 => Value::Int16(node.int_value() as i16),
-        SchemaType::Int32 => Value::Int32(node.int_value()),
-        SchemaType::Int64 => Value::Int64(node.long_value()),
-        SchemaType::Float32 => Value::Float32(node.float_value()),
-        SchemaType::Float64 => Value::Float64(node.double_value()),
-        SchemaType::String => match node {
-            Node::Str(s) => Value::String(s),
-            _ => Value::Null,
-        },
-        SchemaType::Bytes => match node {
-            Node::Str(s) => Value::Bytes(decode_base64(&s).ok_or(Fallback)?),
-            _ => Value::Null,
-        },
-        // A scalar where a container is expected: Jackson's empty iteration or an error;
-        // the tree reader handles both.
-        SchemaType::Array | SchemaType::Map | SchemaType::Struct => return Err(Fallback),
-    })
+/// A non-null scalar read against a primitive schema ([`scalar_value`]); a container schema or
+/// invalid base64 falls back to the tree reader (Jackson's empty iteration, or Kafka's error).
+fn scalar(t: SchemaType, node: Node) -> Fast<Value> {
+    scalar_value(t, std::borrow::Cow::Owned(node)).ok_or(Fallback)
 }
