@@ -205,12 +205,16 @@ fn transactions_deliver_each_line_once_and_preflight_refuses_what_cannot_hold() 
     );
     // The offsets were written in the transactions: the task's offset is the input's end.
     let end = (TOTAL * WIDTH) as u64;
-    wait_for("the committed source offset at the input's end", CONVERGE, || {
-        cluster.live()[0]
-            .get_json("/connectors/src/offsets")
-            .and_then(|v| v["offsets"][0]["offset"]["position"].as_u64())
-            == Some(end)
-    });
+    wait_for(
+        "the committed source offset at the input's end",
+        CONVERGE,
+        || {
+            cluster.live()[0]
+                .get_json("/connectors/src/offsets")
+                .and_then(|v| v["offsets"][0]["offset"]["position"].as_u64())
+                == Some(end)
+        },
+    );
 }
 
 /// Issue 13 acceptance: a 3-worker cluster with exactly-once sources; 20 random SIGKILLs of

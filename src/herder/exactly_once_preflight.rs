@@ -3,7 +3,8 @@
 //! `DistributedHerder.validateSourceConnectorConfig`): `required` is refused when the worker does
 //! not run sources in transactions or the connector does not declare support, and `connector`
 //! boundaries are refused (connect-rs's connector API has no transaction context, so no
-//! connector can define its own boundaries).
+//! connector can define its own boundaries), as is a per-connector `offsets.storage.topic`
+//! other than the worker's (connect-rs has one offsets topic per cluster).
 
 use connect_api::{ConfigMap, ExactlyOnceSupport, SourcePlugin};
 
@@ -57,6 +58,23 @@ pub fn problems(
                 problem("exactly.once.support", CONNECTOR_UNSUPPORTED);
             }
             None => problem("exactly.once.support", CONNECTOR_SILENT),
+        }
+    }
+    if let Some(topic) = raw
+        .get("offsets.storage.topic")
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        let worker_topic = worker.offset_storage_topic().unwrap_or_default();
+        if topic != worker_topic {
+            problem(
+                "offsets.storage.topic",
+                &format!(
+                    "connect-rs keeps the offsets of every connector in the worker's \
+                     offset.storage.topic ('{worker_topic}'); a per-connector offsets topic \
+                     ('{topic}') is not supported. Remove the key."
+                ),
+            );
         }
     }
     if raw

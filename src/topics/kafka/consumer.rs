@@ -215,6 +215,10 @@ impl KafkaConsumer {
             // about a second several times per million records (bench/kafka-side-by-side.sh:
             // 1M records in 3.9-5.0 s, against 1.4-1.6 s with 10 ms).
             ("fetch.queue.backoff.ms", "10".to_owned()),
+            // Only committed records (librdkafka's default, said here): a sink reading an
+            // exactly-once source's topic sees each record once and never an aborted one.
+            // `consumer.isolation.level` / `consumer.override.isolation.level` change it.
+            ("isolation.level", "read_committed".to_owned()),
         ] {
             forced.insert(k.to_owned(), v);
         }
