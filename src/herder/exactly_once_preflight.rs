@@ -85,3 +85,66 @@ pub fn problems(
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn worker(support: &str) -> WorkerConfig {
+        let raw = RawConfig::from_pairs(
+            "worker.properties",
+            [
+                ("bootstrap.servers", "localhost:9092"),
+                ("group.id", "g"),
+                ("config.storage.topic", "c"),
+                ("offset.storage.topic", "o"),
+                ("status.storage.topic", "s"),
+                ("key.converter", "StringConverter"),
+                ("value.converter", "StringConverter"),
+                ("exactly.once.source.support", support),
+            ],
+        );
+        WorkerConfig::from_raw(&raw, WorkerMode::Distributed).unwrap()
+    }
+
+    fn messages(worker: &WorkerConfig, pairs: &[(&str, &str)]) -> Vec<String> {
+        let mut all = vec![("connector.class", "FileStreamSource"), ("topic", "t")];
+        all.extend_from_slice(pairs);
+        let raw = RawConfig::from_pairs("src.properties", all);
+        problems(&raw, worker, &connect_file::FileStreamSourcePlugin)
+            .into_iter()
+            .map(|p| format!("{}: {}", p.key.unwrap_or_default(), p.message))
+            .collect()
+    }
+
+    #[test]
+    fn required_needs_an_enabled_worker_and_a_connector_that_declares_support() {
+        let enabled = worker("enabled");
+        let required = ("exactly.once.support", "required");
+        assert!(messages(&enabled, &[required, ("file", "/in.txt")]).is_empty());
+        assert_eq!(
+            messages(&worker("preparing"), &[required, ("file", "/in.txt")]),
+            [format!("exactly.once.support: {WORKER_DISABLED}")]
+        );
+        assert_eq!(
+            messages(&enabled, &[required]),
+            [format!("exactly.once.support: {CONNECTOR_UNSUPPORTED}")],
+            "stdin cannot be read again"
+        );
+        assert!(messages(&worker("disabled"), &[("file", "/in.txt")]).is_empty());
+    }
+
+    #[test]
+    fn connector_boundaries_and_other_offsets_topics_are_refused() {
+        let enabled = worker("enabled");
+        assert_eq!(
+            messages(&enabled, &[("transaction.boundary", "connector")]),
+            [format!("transaction.boundary: {NO_CONNECTOR_BOUNDARIES}")]
+        );
+        assert!(messages(&enabled, &[("transaction.boundary", "interval")]).is_empty());
+        assert!(messages(&enabled, &[("offsets.storage.topic", "o")]).is_empty());
+        let other = messages(&enabled, &[("offsets.storage.topic", "mine")]);
+        assert_eq!(other.len(), 1);
+        assert!(other[0].starts_with("offsets.storage.topic: "), "{other:?}");
+    }
+}

@@ -27,6 +27,9 @@ struct Stored {
 
 type Offsets = HashMap<Vec<u8>, Stored>;
 
+/// Key and value (`None`: a tombstone) bytes of offsets records.
+type RecordBytes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+
 /// Source offsets kept in a compacted topic.
 pub struct TopicOffsetStore {
     log: TopicLog,
@@ -156,12 +159,7 @@ impl OffsetStore for TopicOffsetStore {
 
 impl TopicOffsetStore {
     /// Puts written offsets into the map, without waiting for the tail to read them back.
-    fn remember(
-        &self,
-        connector: &str,
-        records: Vec<(Vec<u8>, Option<Vec<u8>>)>,
-        entries: Vec<OffsetEntry>,
-    ) {
+    fn remember(&self, connector: &str, records: RecordBytes, entries: Vec<OffsetEntry>) {
         let mut offsets = lock(&self.offsets);
         for ((key, value), (partition, offset)) in records.into_iter().zip(entries) {
             match (value, offset) {
@@ -182,10 +180,7 @@ impl TopicOffsetStore {
         }
     }
 
-    fn encode_all(
-        connector: &str,
-        entries: &[OffsetEntry],
-    ) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, StorageError> {
+    fn encode_all(connector: &str, entries: &[OffsetEntry]) -> Result<RecordBytes, StorageError> {
         entries
             .iter()
             .map(|(p, o)| offset_record(connector, p, o.as_ref()))

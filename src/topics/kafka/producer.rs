@@ -13,7 +13,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 use super::client_config;
 use super::refusal::{RefusalWatch, WatchedContext, CHECK_INTERVAL};
@@ -219,6 +219,24 @@ impl KafkaProducer {
         layers.push(&translated);
         let mut transactional = connect_api::ConfigMap::new();
         if let Some(id) = transactional_id {
+            // The worker owns these settings of an exactly-once task's producer (as Kafka
+            // Connect, which warns and overrides them too).
+            for layer in [worker_props, &spec.overrides] {
+                for (key, forced) in [("transactional.id", id), ("enable.idempotence", "true")] {
+                    if layer
+                        .get(key)
+                        .is_some_and(|v| !v.eq_ignore_ascii_case(forced))
+                    {
+                        warn!(
+                            connector = %spec.connector,
+                            task = spec.task,
+                            key,
+                            value = forced,
+                            "The producer setting is overridden for an exactly-once source task."
+                        );
+                    }
+                }
+            }
             transactional.insert("transactional.id".to_owned(), id.to_owned());
             // A transactional producer is idempotent; librdkafka requires it.
             transactional.insert("enable.idempotence".to_owned(), "true".to_owned());
