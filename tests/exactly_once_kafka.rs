@@ -195,9 +195,23 @@ fn transactions_deliver_each_line_once_and_preflight_refuses_what_cannot_hold() 
 
     let (status, body) = create(worker, "src", &source(&input, &topic));
     assert_eq!(status, 201, "{body}");
+    // The same input in transactions of 200 ms (transaction.boundary=interval).
+    let by_time = Broker::unique("eos-interval");
+    broker.create_topic(&by_time, 1);
+    let mut interval = source(&input, &by_time);
+    interval["transaction.boundary"] = json!("interval");
+    interval["transaction.boundary.interval.ms"] = json!("200");
+    let (status, body) = create(worker, "src-interval", &interval);
+    assert_eq!(status, 201, "{body}");
     let consumed = read_committed(&broker, &topic, TOTAL);
     assert_each_line_once(&consumed, TOTAL, "read_committed consumer");
     assert_eq!(consumed, numbered_lines(0, TOTAL, WIDTH), "in input order");
+    let consumed = read_committed(&broker, &by_time, TOTAL);
+    assert_eq!(
+        consumed,
+        numbered_lines(0, TOTAL, WIDTH),
+        "transaction.boundary=interval: every line once, in input order"
+    );
     let log = cluster.workers[0].log();
     assert!(
         log.contains("Exactly-once source task started"),
@@ -243,6 +257,7 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
 
     let mut rng = Rng(0x5eed_0013);
     let mut fed = 0;
+    let mut source_kills = 0;
     for kill in 0..KILLS {
         wait_for("the source task RUNNING", CONVERGE, || {
             running_on(&mut cluster, "src").is_some()
@@ -258,11 +273,25 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
         let live: Vec<usize> = (0..cluster.workers.len())
             .filter(|&i| cluster.workers[i].is_alive())
             .collect();
-        let victim = live[rng.below(live.len() as u64) as usize];
+        // Every other kill, on average, hits the worker that runs the source task.
+        let owner = running_on(&mut cluster, "src")
+            .and_then(|id| cluster.by_id(&id))
+            .filter(|i| live.contains(i));
+        let victim = match owner {
+            Some(i) if rng.chance(50) => i,
+            _ => live[rng.below(live.len() as u64) as usize],
+        };
+        let hits_source = Some(victim) == owner;
+        source_kills += usize::from(hits_source);
         eprintln!(
-            "kill {}: worker {} ({} lines copied of {fed})",
+            "kill {}: worker {}{} ({} lines copied of {fed})",
             kill + 1,
             cluster.workers[victim].worker_id(),
+            if hits_source {
+                ", running the source"
+            } else {
+                ""
+            },
             support::line_count(&output)
         );
         cluster.kill9(victim);
@@ -271,6 +300,10 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
     append(&input, fed, CHUNK);
     fed += CHUNK;
     assert_eq!(fed, total);
+    assert!(
+        source_kills >= 5,
+        "only {source_kills} of {KILLS} kills hit the source's worker"
+    );
 
     wait_for("the whole input in the sink's output", COPY, || {
         support::line_count(&output) >= total
