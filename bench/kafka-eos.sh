@@ -16,6 +16,7 @@
 # The sink reads with read_committed (librdkafka's default) in both modes.
 #
 # Environment: BENCH_RUNS, BENCH_BATCH (FileStreamSource batch.size, default 2000),
+# BENCH_WORKER_EXTRA (lines appended to the worker file of both modes),
 # BENCH_TIMEOUT (seconds per run, default 300), KAFKA_HARNESS_* (passed to the harness).
 set -euo pipefail
 
@@ -64,6 +65,7 @@ listeners=http://127.0.0.1:0
 key.converter=org.apache.kafka.connect.storage.StringConverter
 value.converter=org.apache.kafka.connect.storage.StringConverter
 exactly.once.source.support=$support
+${BENCH_WORKER_EXTRA:-}
 EOF
     cat >"$dir/src.properties" <<EOF
 name=src-$id
