@@ -31,7 +31,7 @@ use crate::rest::RestServer;
 use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec};
 use crate::storage::topic_offsets::TopicOffsetStore;
 use crate::topics::internal_topic::InternalTopicBackend;
-use crate::worker::Worker;
+use crate::worker::{ExactlyOnceSources, Worker};
 use connect_api::ConfigMap;
 
 /// What to run.
@@ -94,14 +94,32 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             .await
             .map_err(|e| startup(e.into()))?,
     );
+    let mut settings = worker_config.worker_settings();
+    if worker_config.exactly_once_source_enabled() {
+        if matches!(topics, Topics::Local(_)) {
+            return Err(startup(anyhow!(
+                "{}: exactly.once.source.support=enabled needs Kafka transactions: set \
+                 bootstrap.servers (without it the worker keeps its topics in the embedded log)",
+                worker_config
+                    .origin("exactly.once.source.support")
+                    .map_or_else(
+                        || args.worker_file.display().to_string(),
+                        ToString::to_string
+                    )
+            )));
+        }
+        info!("Exactly-once source support is enabled: source tasks run in Kafka transactions.");
+        settings.exactly_once = Some(Arc::new(ExactlyOnceSources {
+            group_id: worker_config
+                .group_id()
+                .unwrap_or("connect-cluster")
+                .to_owned(),
+            offsets: offsets.clone(),
+        }));
+    }
     let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Distributed));
-    let worker = Worker::new(
-        worker_config.worker_settings(),
-        plugins.clone(),
-        offsets.clone(),
-        topics.backend(),
-    )
-    .with_metrics(metrics.clone());
+    let worker = Worker::new(settings, plugins.clone(), offsets.clone(), topics.backend())
+        .with_metrics(metrics.clone());
     let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
     let url = worker_config

@@ -37,6 +37,9 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let worker_config = Arc::new(
         load_worker(&args.worker_file, WorkerMode::Standalone, &plugins).map_err(startup)?,
     );
+    if let Some(refusal) = worker_config.standalone_exactly_once_refusal() {
+        return Err(startup(anyhow!(refusal)));
+    }
     let sources = Sources::new(&args.connector_files);
     // Armed before the files are read, so that no change made after the read is missed.
     let watch = if args.no_watch {

@@ -831,6 +831,8 @@ impl WorkerConfig {
             offset_flush_timeout: self.offset_flush_timeout(),
             graceful_shutdown_timeout: self.task_shutdown_graceful_timeout(),
             restart: self.restart_policy(),
+            // Set by the distributed command once the offsets topic is open.
+            exactly_once: None,
         }
     }
 
@@ -948,6 +950,49 @@ impl WorkerConfig {
     /// `group.id` (distributed mode).
     pub fn group_id(&self) -> Option<&str> {
         self.values.string("group.id")
+    }
+
+    /// `exactly.once.source.support` (`disabled`, `preparing` or `enabled`; distributed mode).
+    /// In standalone mode the key is not defined (as in Kafka Connect): the value as written,
+    /// for [`WorkerConfig::standalone_exactly_once_refusal`].
+    pub fn exactly_once_source_support(&self) -> &str {
+        match self.mode {
+            WorkerMode::Distributed => self
+                .values
+                .string("exactly.once.source.support")
+                .unwrap_or("disabled"),
+            WorkerMode::Standalone => self
+                .raw
+                .get("exactly.once.source.support")
+                .unwrap_or("disabled"),
+        }
+    }
+
+    /// Whether source tasks run in Kafka transactions (KIP-618): distributed mode with
+    /// `exactly.once.source.support=enabled`.
+    pub fn exactly_once_source_enabled(&self) -> bool {
+        self.mode == WorkerMode::Distributed && self.exactly_once_source_support() == "enabled"
+    }
+
+    /// Standalone mode on Kafka keeps source offsets in a file, which cannot join a Kafka
+    /// transaction: `exactly.once.source.support` other than `disabled` there is refused, with
+    /// this message (naming the file and line).
+    pub fn standalone_exactly_once_refusal(&self) -> Option<String> {
+        let value = self.exactly_once_source_support();
+        if self.mode != WorkerMode::Standalone
+            || self.bootstrap_servers().is_none()
+            || value.eq_ignore_ascii_case("disabled")
+        {
+            return None;
+        }
+        let at = self.raw.origin_or_source("exactly.once.source.support");
+        Some(format!(
+            "{at}: exactly.once.source.support={value} cannot be honoured by a standalone worker \
+             on Kafka: its source offsets are kept in a file (offset.storage.file.filename), which \
+             cannot be written in the same Kafka transaction as the records. Run the connectors \
+             on a distributed worker (`connect-rs distributed`, or `connect-rs standalone \
+             --distributed`), which keeps offsets in the offsets topic, or remove the key."
+        ))
     }
 
     /// `config.storage.topic` (distributed mode).

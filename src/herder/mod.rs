@@ -5,6 +5,7 @@
 pub mod core;
 pub mod distributed;
 pub mod entities;
+pub mod exactly_once_preflight;
 pub mod offsets;
 pub mod spec;
 pub mod standalone;

@@ -9,7 +9,7 @@ use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfi
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
 use crate::topics::topic_creation::TopicCreation;
 use crate::topics::{Subscription, TopicPattern};
-use crate::worker::{ConnectorSpec, ConverterConfig};
+use crate::worker::{ConnectorSpec, ConverterConfig, TransactionBoundary};
 
 /// Why a connector configuration cannot be started.
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +161,14 @@ fn resolved_spec(
             return Err(SpecError::Config(other));
         }
     };
+    if let Some(ConnectorPlugin::Source(source)) = &plugin {
+        let problems = super::exactly_once_preflight::problems(raw, worker, source.as_ref());
+        if !problems.is_empty() {
+            let mut warnings = config.warnings().to_vec();
+            warnings.extend(chain_warnings);
+            return Err(invalid(problems, warnings));
+        }
+    }
     config::log_warnings(config.warnings());
     config::log_warnings(&chain_warnings);
     let Some(plugin) = plugin else {
@@ -232,6 +240,17 @@ fn resolved_spec(
             }
             _ => None,
         },
+        transaction_boundary: TransactionBoundary::from_config(
+            config.transaction_boundary(),
+            config
+                .values()
+                .long("transaction.boundary.interval.ms")
+                .and_then(|ms| u64::try_from(ms).ok())
+                .map_or_else(
+                    || worker.offset_flush_interval(),
+                    std::time::Duration::from_millis,
+                ),
+        ),
         producer_overrides: config.values().originals_with_prefix("producer.override."),
         consumer_overrides: config.values().originals_with_prefix("consumer.override."),
         admin_overrides: config.values().originals_with_prefix("admin.override."),

@@ -8,6 +8,7 @@ pub mod offsets_file;
 pub mod topic_log;
 pub mod topic_offsets;
 pub mod topic_status;
+pub mod transactional_offsets;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use connect_api::OffsetMap;
 pub use offsets_file::FileOffsetStore;
 pub use topic_offsets::TopicOffsetStore;
 pub use topic_status::TopicStatusStore;
+pub use transactional_offsets::TransactionalOffsets;
 
 /// Errors of the stores.
 #[derive(Debug, thiserror::Error)]

@@ -13,8 +13,9 @@ use tracing::warn;
 
 use super::internal::{offset_records, RecordError};
 use super::topic_log::{InternalTopicSpec, LogRecord, TopicLog, TopicLogError};
-use super::{OffsetEntry, OffsetStore, StorageError};
+use super::{OffsetEntry, OffsetStore, StorageError, TransactionalOffsets};
 use crate::topics::internal_topic::InternalTopicBackend;
+use crate::topics::ProducerRecord;
 
 /// One stored offset, decoded.
 #[derive(Debug, Clone)]
@@ -25,6 +26,9 @@ struct Stored {
 }
 
 type Offsets = HashMap<Vec<u8>, Stored>;
+
+/// Key and value (`None`: a tombstone) bytes of offsets records.
+type RecordBytes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 
 /// Source offsets kept in a compacted topic.
 pub struct TopicOffsetStore {
@@ -141,20 +145,21 @@ impl OffsetStore for TopicOffsetStore {
         if entries.is_empty() {
             return Ok(());
         }
-        let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = entries
-            .iter()
-            .map(|(p, o)| offset_record(connector, p, o.as_ref()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| StorageError::Topic {
-                context: format!("Could not write source offsets of connector '{connector}'"),
-                reason: e.to_string(),
-            })?;
+        let records = Self::encode_all(connector, &entries)?;
         let ack = self
             .log
             .send_all(records.clone())
             .await
             .map_err(|e| write_failed(self.log.topic(), e))?;
         ack.await.map_err(|e| write_failed(self.log.topic(), e))?;
+        self.remember(connector, records, entries);
+        Ok(())
+    }
+}
+
+impl TopicOffsetStore {
+    /// Puts written offsets into the map, without waiting for the tail to read them back.
+    fn remember(&self, connector: &str, records: RecordBytes, entries: Vec<OffsetEntry>) {
         let mut offsets = lock(&self.offsets);
         for ((key, value), (partition, offset)) in records.into_iter().zip(entries) {
             match (value, offset) {
@@ -173,7 +178,54 @@ impl OffsetStore for TopicOffsetStore {
                 }
             }
         }
-        Ok(())
+    }
+
+    fn encode_all(connector: &str, entries: &[OffsetEntry]) -> Result<RecordBytes, StorageError> {
+        entries
+            .iter()
+            .map(|(p, o)| offset_record(connector, p, o.as_ref()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| StorageError::Topic {
+                context: format!("Could not write source offsets of connector '{connector}'"),
+                reason: e.to_string(),
+            })
+    }
+}
+
+#[async_trait]
+impl TransactionalOffsets for TopicOffsetStore {
+    fn offset_records(
+        &self,
+        connector: &str,
+        entries: &[OffsetEntry],
+    ) -> Result<Vec<ProducerRecord>, StorageError> {
+        Ok(Self::encode_all(connector, entries)?
+            .into_iter()
+            .map(|(key, value)| ProducerRecord {
+                topic: self.log.topic().to_owned(),
+                key: Some(key),
+                value,
+                ..ProducerRecord::default()
+            })
+            .collect())
+    }
+
+    async fn read_to_end(&self) -> Result<(), StorageError> {
+        self.log
+            .read_to_end()
+            .await
+            .map_err(|e| StorageError::Topic {
+                context: format!("Could not read the offsets topic '{}'", self.log.topic()),
+                reason: e.to_string(),
+            })
+    }
+
+    fn committed(&self, connector: &str, entries: Vec<OffsetEntry>) {
+        match Self::encode_all(connector, &entries) {
+            Ok(records) => self.remember(connector, records, entries),
+            // Unreachable in practice: the same entries were encoded for the transaction.
+            Err(e) => warn!(error = %e, "Committed source offsets could not be recorded."),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ pub mod internal_topic;
 pub mod kafka;
 pub mod local;
 pub mod topic_creation;
+pub mod transactional;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 pub use connect_api::TopicPartition;
 use futures::future::BoxFuture;
+pub use transactional::TransactionalProducer;
 
 /// Offsets per topic partition: the next offset to read (last processed + 1).
 pub type PartitionOffsets = BTreeMap<TopicPartition, i64>;
@@ -221,6 +223,24 @@ pub trait TopicBackend: Send + Sync {
     /// # Errors
     /// When the client cannot be created (e.g. an invalid setting).
     fn producer(&self, spec: &ClientSpec) -> Result<std::sync::Arc<dyn TopicProducer>, TopicError>;
+    /// A transactional producer for one source task of a worker that runs sources exactly
+    /// once, with `transactional.id` = `transactional_id`.
+    ///
+    /// # Errors
+    /// When the client cannot be created; by default, because this backend has no
+    /// transactions.
+    fn transactional_producer(
+        &self,
+        spec: &ClientSpec,
+        transactional_id: &str,
+    ) -> Result<std::sync::Arc<dyn TransactionalProducer>, TopicError> {
+        let _ = (spec, transactional_id);
+        Err(TopicError::Other(
+            "exactly-once source tasks need Kafka transactions (bootstrap.servers); this \
+             topic backend has none"
+                .to_owned(),
+        ))
+    }
     /// A consumer for one sink task: member `member` of `members` in `group`.
     ///
     /// # Errors

@@ -5,6 +5,8 @@ pub mod activity;
 pub mod dead_letter;
 pub mod error;
 pub mod error_counters;
+pub mod exactly_once;
+pub mod exactly_once_source_task;
 pub mod record_converters;
 pub mod record_pipeline;
 pub mod settings;
@@ -26,6 +28,7 @@ use tracing::{info, info_span, warn, Instrument};
 
 pub use activity::{Activity, TaskActivity, TaskBoard, Uncommitted};
 pub use error::TaskError;
+pub use exactly_once::{ExactlyOnceSources, TransactionBoundary};
 pub use record_converters::RecordConverters;
 pub use settings::{RestartPolicy, WorkerSettings};
 use task_factory::{supervise, TaskFactory};
@@ -80,6 +83,8 @@ pub struct ConnectorSpec {
     pub admin_overrides: ConfigMap,
     /// Sources: KIP-158 topic creation rules (when configured and the worker enables them).
     pub topic_creation: Option<Arc<crate::topics::topic_creation::TopicCreation>>,
+    /// Sources: `transaction.boundary` (used when the worker runs sources in transactions).
+    pub transaction_boundary: TransactionBoundary,
 }
 
 /// A connector could not be started.
@@ -726,6 +731,7 @@ mod tests {
                 producer_overrides: ConfigMap::new(),
                 consumer_overrides: ConfigMap::new(),
                 admin_overrides: ConfigMap::new(),
+                transaction_boundary: TransactionBoundary::Poll,
                 topic_creation: None,
             })
             .await

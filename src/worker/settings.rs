@@ -13,6 +13,9 @@ pub struct WorkerSettings {
     pub graceful_shutdown_timeout: Duration,
     /// Automatic restarts of tasks that failed with a retriable error.
     pub restart: RestartPolicy,
+    /// `exactly.once.source.support=enabled` (distributed mode on Kafka): source tasks run in
+    /// transactions; `None` otherwise.
+    pub exactly_once: Option<std::sync::Arc<super::ExactlyOnceSources>>,
 }
 
 /// Automatic restart of tasks that failed with a retriable error (connect-rs; Kafka Connect
@@ -59,6 +62,7 @@ impl Default for WorkerSettings {
             offset_flush_timeout: Duration::from_millis(5_000),
             graceful_shutdown_timeout: Duration::from_millis(5_000),
             restart: RestartPolicy::default(),
+            exactly_once: None,
         }
     }
 }

@@ -18,7 +18,7 @@ use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
 use super::tolerance::{ConverterClasses, ErrorHandler};
-use super::{sink_task, source_task, ConnectorSpec};
+use super::{exactly_once_source_task, sink_task, source_task, ConnectorSpec};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::OffsetStore;
 use crate::topics::{ClientSpec, TopicBackend};
@@ -178,8 +178,41 @@ impl TaskFactory {
         let converters = self.converters()?;
         let transforms = spec.transforms.build()?;
         let errors = self.error_handler(task, &cancel, &activity)?;
-        Ok(match &spec.plugin {
-            ConnectorPlugin::Source(p) => Box::pin(
+        Ok(match (&spec.plugin, &self.settings.exactly_once) {
+            (ConnectorPlugin::Source(p), Some(eos)) => {
+                let transactional_id = eos.transactional_id(&name, task);
+                Box::pin(
+                    exactly_once_source_task::ExactlyOnceSourceTaskRunner {
+                        connector: name.clone(),
+                        task: p.new_task(),
+                        config,
+                        ctx: SourceTaskContext {
+                            connector: name.clone(),
+                            task,
+                            offsets: Arc::new(StoreOffsetReader {
+                                connector: name.clone(),
+                                store: self.offsets.clone(),
+                            }),
+                            cancel,
+                        },
+                        converters,
+                        transforms,
+                        producer: self
+                            .topics
+                            .transactional_producer(
+                                &client(&spec.producer_overrides),
+                                &transactional_id,
+                            )
+                            .map_err(client_error)?,
+                        offsets: eos.offsets.clone(),
+                        boundary: spec.transaction_boundary,
+                        activity,
+                        errors,
+                    }
+                    .run(),
+                )
+            }
+            (ConnectorPlugin::Source(p), None) => Box::pin(
                 source_task::SourceTaskRunner {
                     connector: name.clone(),
                     task: p.new_task(),
@@ -206,7 +239,7 @@ impl TaskFactory {
                 }
                 .run(),
             ),
-            ConnectorPlugin::Sink(p) => {
+            (ConnectorPlugin::Sink(p), _) => {
                 let subscription = spec.subscription.clone().ok_or_else(|| {
                     ConnectError::config("topics", "Must configure one of topics or topics.regex")
                 })?;

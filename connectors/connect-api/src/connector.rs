@@ -51,6 +51,17 @@ pub struct TopicPartition {
     pub partition: i32,
 }
 
+/// Whether a source connector can give exactly-once delivery with a configuration (Kafka
+/// Connect's `ExactlyOnceSupport`), asked by the preflight check of
+/// `exactly.once.support=required`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExactlyOnceSupport {
+    /// Records are delivered exactly once when the worker runs the task in transactions.
+    Supported,
+    /// The connector cannot give exactly-once delivery with this configuration.
+    Unsupported,
+}
+
 /// A source connector: validates its configuration and plans its tasks.
 #[async_trait]
 pub trait SourceConnector: Send {
@@ -63,6 +74,11 @@ pub trait SourceConnector: Send {
     /// Cross-key checks beyond the plugin's ConfigDef (pure, no I/O).
     fn validate(&self, _props: &ConfigMap) -> Vec<ConfigIssue> {
         Vec::new()
+    }
+    /// Whether the connector gives exactly-once delivery with `props` (pure, no I/O); `None`
+    /// (the default, as Kafka Connect's `null`): it does not say.
+    fn exactly_once_support(&self, _props: &ConfigMap) -> Option<ExactlyOnceSupport> {
+        None
     }
 }
 

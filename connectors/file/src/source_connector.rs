@@ -1,7 +1,7 @@
 //! The FileStream source connector: validates its configuration and plans one task.
 
 use async_trait::async_trait;
-use connect_api::{ConfigMap, ConnectError, Result, SourceConnector};
+use connect_api::{ConfigMap, ConnectError, ExactlyOnceSupport, Result, SourceConnector};
 
 use crate::config::{SourceSettings, FILE_CONFIG};
 
@@ -44,6 +44,17 @@ impl SourceConnector for FileStreamSourceConnector {
 
     async fn stop(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    /// Supported when reading a file (offsets let it resume at the same byte); not for stdin,
+    /// which has no offsets (Kafka's FileStreamSourceConnector answers the same).
+    fn exactly_once_support(&self, props: &ConfigMap) -> Option<ExactlyOnceSupport> {
+        let file = props.get(FILE_CONFIG).map(String::as_str).unwrap_or("");
+        Some(if file.is_empty() {
+            ExactlyOnceSupport::Unsupported
+        } else {
+            ExactlyOnceSupport::Supported
+        })
     }
 }
 

@@ -154,6 +154,9 @@ impl InternalTopicBackend for KafkaBackend {
             .entry("client.id".to_owned())
             .or_insert_with(|| format!("connect-rs-internal-{name}"));
         props.insert("enable.auto.commit".to_owned(), "false".to_owned());
+        // Internal topics are read as committed (KIP-618): an exactly-once source task's
+        // offsets count once its transaction committed, never when it was aborted.
+        props.insert("isolation.level".to_owned(), "read_committed".to_owned());
         // librdkafka cannot assign partitions without a group id; it is never joined (no
         // subscribe) nor committed to.
         props.insert("group.id".to_owned(), format!("connect-rs-internal-{name}"));

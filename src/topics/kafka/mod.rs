@@ -15,6 +15,7 @@ pub mod producer;
 pub mod refusal;
 pub mod security;
 pub mod tls_probe;
+pub mod transactional_producer;
 
 use std::sync::Arc;
 
@@ -25,7 +26,7 @@ pub use producer::KafkaProducer;
 
 use super::{
     ClientSpec, PartitionOffsets, TopicBackend, TopicConsumer, TopicError, TopicPartition,
-    TopicProducer,
+    TopicProducer, TransactionalProducer,
 };
 
 /// Hands out Kafka producers and consumers configured from the worker file.
@@ -107,6 +108,26 @@ impl TopicBackend for KafkaBackend {
             &self.admin_props,
             spec,
         )?))
+    }
+
+    fn transactional_producer(
+        &self,
+        spec: &ClientSpec,
+        transactional_id: &str,
+    ) -> Result<Arc<dyn TransactionalProducer>, TopicError> {
+        let producer = KafkaProducer::transactional(
+            &self.bootstrap_servers,
+            &self.producer_props,
+            &self.admin_props,
+            spec,
+            transactional_id,
+        )?;
+        Ok(Arc::new(
+            transactional_producer::TransactionalKafkaProducer::new(
+                producer,
+                transactional_id.to_owned(),
+            ),
+        ))
     }
 
     fn consumer(

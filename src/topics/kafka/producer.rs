@@ -13,7 +13,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 use super::client_config;
 use super::refusal::{RefusalWatch, WatchedContext, CHECK_INTERVAL};
@@ -152,6 +152,43 @@ impl KafkaProducer {
         admin_props: &connect_api::ConfigMap,
         spec: &ClientSpec,
     ) -> Result<Self, TopicError> {
+        Self::build(bootstrap, worker_props, admin_props, spec, None)
+    }
+
+    /// As [`KafkaProducer::new`], with `transactional.id` = `transactional_id` over every
+    /// layer (KIP-618: the worker owns the id of a task's producer). Its transactions are run
+    /// through [`TransactionalKafkaProducer`](super::transactional_producer::TransactionalKafkaProducer).
+    ///
+    /// # Errors
+    /// When librdkafka rejects the configuration.
+    pub fn transactional(
+        bootstrap: &str,
+        worker_props: &connect_api::ConfigMap,
+        admin_props: &connect_api::ConfigMap,
+        spec: &ClientSpec,
+        transactional_id: &str,
+    ) -> Result<Self, TopicError> {
+        Self::build(
+            bootstrap,
+            worker_props,
+            admin_props,
+            spec,
+            Some(transactional_id),
+        )
+    }
+
+    /// The librdkafka producer.
+    pub(crate) fn client(&self) -> &FutureProducer<WatchedContext> {
+        &self.producer
+    }
+
+    fn build(
+        bootstrap: &str,
+        worker_props: &connect_api::ConfigMap,
+        admin_props: &connect_api::ConfigMap,
+        spec: &ClientSpec,
+        transactional_id: Option<&str>,
+    ) -> Result<Self, TopicError> {
         let mut forced = connect_api::ConfigMap::new();
         for (k, v) in [
             ("bootstrap.servers", bootstrap.to_owned()),
@@ -180,6 +217,31 @@ impl KafkaProducer {
             }
         }
         layers.push(&translated);
+        let mut transactional = connect_api::ConfigMap::new();
+        if let Some(id) = transactional_id {
+            // The worker owns these settings of an exactly-once task's producer (as Kafka
+            // Connect, which warns and overrides them too).
+            for layer in [worker_props, &spec.overrides] {
+                for (key, forced) in [("transactional.id", id), ("enable.idempotence", "true")] {
+                    if layer
+                        .get(key)
+                        .is_some_and(|v| !v.eq_ignore_ascii_case(forced))
+                    {
+                        warn!(
+                            connector = %spec.connector,
+                            task = spec.task,
+                            key,
+                            value = forced,
+                            "The producer setting is overridden for an exactly-once source task."
+                        );
+                    }
+                }
+            }
+            transactional.insert("transactional.id".to_owned(), id.to_owned());
+            // A transactional producer is idempotent; librdkafka requires it.
+            transactional.insert("enable.idempotence".to_owned(), "true".to_owned());
+        }
+        layers.push(&transactional);
         let config = client_config::layered(&layers)?;
         let creator = match &spec.topic_creation {
             Some(rules) => {
@@ -206,9 +268,11 @@ impl KafkaProducer {
             watch: RefusalWatch::for_config(&config),
         };
         let watch = context.watch.clone();
-        let idempotent = config
-            .get("enable.idempotence")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        // A transactional producer gets its id from init_transactions: no nudge.
+        let idempotent = transactional_id.is_none()
+            && config
+                .get("enable.idempotence")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let producer = client_config::create(config, context, "producer")?;
         Ok(Self {
             producer,
