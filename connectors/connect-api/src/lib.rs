@@ -23,7 +23,7 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    InputProgress, OffsetReader, SinkConnector, SinkTask, SinkTaskContext, SourceConnector,
+    InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask, SinkTaskContext, SourceConnector,
     SourceTask, SourceTaskContext, TopicPartition,
 };
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};

@@ -1,0 +1,229 @@
+//! FileStreamSink with `exactly.once=true`: a sink-only connector over a pre-filled topic is
+//! SIGKILLed at random moments, restarted each time, and finally run to the end; the output
+//! file is byte-identical to the input (nothing lost, nothing twice). The file's committed
+//! length travels with the group offsets: in the embedded log's group file, and as Kafka commit
+//! metadata (read back from the real broker here).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
+use support::kafka::{broker, Broker};
+use support::rng::Rng;
+use support::*;
+
+/// A FileStreamSink connector file with `exactly.once=true`.
+fn exact_sink(w: &Workdir, name: &str, output: &Path, topic: &str) -> PathBuf {
+    w.write(
+        &format!("{name}.properties"),
+        format!(
+            "name={name}\nconnector.class=FileStreamSink\ntasks.max=1\nfile={}\ntopics={topic}\n\
+             exactly.once=true\n",
+            output.display()
+        ),
+    )
+}
+
+/// The file length in a FileStreamSink position (`file-length=N;path-hash=H`).
+fn position_length(metadata: &str) -> u64 {
+    metadata
+        .strip_prefix("file-length=")
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not a FileStreamSink position: {metadata:?}"))
+}
+
+fn seed() -> u64 {
+    let seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    eprintln!("seed {seed}");
+    seed
+}
+
+/// What one killed run left: the file's length and the length committed with the offsets.
+struct Kill {
+    file_length: u64,
+    committed_length: Option<u64>,
+}
+
+/// SIGKILLs sink-only runs at random moments (after the output passed a growing random line
+/// count), `rounds` times; `committed` reads the committed length after each kill.
+fn kill_rounds(
+    w: &Workdir,
+    files: &[&Path],
+    output: &Path,
+    lines: usize,
+    rounds: usize,
+    committed: impl Fn() -> Option<u64>,
+) -> Vec<Kill> {
+    let mut rng = Rng(seed());
+    let mut kills = Vec::new();
+    for round in 0..rounds {
+        let mut child = w.spawn(files);
+        let target = (round + 1) * lines / (rounds + 2) + rng.below(lines as u64 / 20) as usize;
+        wait_for("output before the kill", Duration::from_secs(120), || {
+            line_count(output) >= target || child.try_wait().ok().flatten().is_some()
+        });
+        std::thread::park_timeout(Duration::from_millis(rng.below(40)));
+        child.kill().expect("SIGKILL");
+        child.wait().unwrap();
+        let log = w.log();
+        assert!(!log.contains("panicked"), "{log}");
+        let kill = Kill {
+            file_length: std::fs::metadata(output).map_or(0, |m| m.len()),
+            committed_length: committed(),
+        };
+        eprintln!(
+            "round {round}: killed after line {target}: file {} bytes, committed {:?}; restore: {}",
+            kill.file_length,
+            kill.committed_length,
+            log.lines()
+                .filter(|l| l.contains("Cut ") || l.contains("committed position"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        if let Some(c) = kill.committed_length {
+            assert!(
+                kill.file_length >= c,
+                "the file is shorter than its committed length"
+            );
+        }
+        kills.push(kill);
+    }
+    kills
+}
+
+/// The final run's output must be exactly the input, and some kill must have left output after
+/// the last commit (so the test did exercise the cut).
+fn check_exact(output: &Path, lines: usize, kills: &[Kill]) {
+    let got = std::fs::read(output).unwrap();
+    let expected = numbered_lines(0, lines, WIDTH);
+    if got != expected {
+        let n = got.split(|&b| b == b'\n').count().saturating_sub(1);
+        let duplicates = check_replays(&got, lines);
+        panic!(
+            "output differs from the input: {} bytes ({n} lines, {duplicates} duplicated) for {}",
+            got.len(),
+            expected.len()
+        );
+    }
+    assert!(
+        kills
+            .iter()
+            .any(|k| k.committed_length.is_some_and(|c| k.file_length > c)),
+        "no kill left uncommitted output to cut back"
+    );
+}
+
+#[test]
+fn embedded_log_sink_output_is_exact_after_random_sigkills() {
+    const LINES: usize = 400_000;
+    let w = Workdir::new();
+    let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
+    let output = w.path("out.txt");
+    let worker = w.worker("offset.flush.interval.ms=50");
+    // Fill the topic first: the source runs alone to the end.
+    let source = w.source("src", &input, "t");
+    let out = w.run_until_idle("300ms", &[&worker, &source]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sink = exact_sink(&w, "dst", &output, "t");
+    let group = w.path("data/__groups/connect-dst.json");
+    let committed = || -> Option<u64> {
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&group).ok()?)
+            .unwrap_or_else(|e| panic!("{} does not parse: {e}", group.display()));
+        doc["offsets"][0]["metadata"].as_str().map(position_length)
+    };
+    let kills = kill_rounds(&w, &[&worker, &sink], &output, LINES, 6, committed);
+    let out = w.run_until_idle("500ms", &[&worker, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    check_exact(&output, LINES, &kills);
+    // After the clean end, the committed length is the whole file.
+    assert_eq!(
+        committed(),
+        Some(std::fs::metadata(&output).unwrap().len())
+    );
+}
+
+/// The metadata Kafka returns with `group`'s committed offset of partition 0 of `topic`.
+fn kafka_committed_metadata(broker: &Broker, group: &str, topic: &str) -> Option<String> {
+    let consumer: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("group.id", group)
+        .create()
+        .expect("a consumer to read committed offsets");
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition(topic, 0);
+    let committed = consumer
+        .committed_offsets(tpl, Duration::from_secs(30))
+        .expect("committed offsets from Kafka");
+    let elements = committed.elements();
+    let e = elements.first()?;
+    match e.offset() {
+        Offset::Offset(_) if !e.metadata().is_empty() => Some(e.metadata().to_owned()),
+        _ => None,
+    }
+}
+
+#[test]
+fn kafka_sink_output_is_exact_after_random_sigkills() {
+    const LINES: usize = 200_000;
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("eos-sink");
+    let (src, dst) = (Broker::unique("src"), Broker::unique("dst"));
+    let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
+    let output = w.path("out.txt");
+    // A killed process's consumer stays in the group until its session times out: the broker's
+    // minimum (6 s) keeps each restart short, and the last run's idle window outlasts it.
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "bootstrap.servers={}\n\
+             listeners=http://127.0.0.1:0\n\
+             key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             offset.storage.file.filename={}\n\
+             offset.flush.interval.ms=100\nconsumer.session.timeout.ms=6000\n",
+            broker.bootstrap(),
+            w.path("offsets.json").display()
+        ),
+    );
+    let source = w.source(&src, &input, &topic);
+    let out = w.run_until_idle("2s", &[&worker, &source]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sink = exact_sink(&w, &dst, &output, &topic);
+    let group = format!("connect-{dst}");
+    let committed = || {
+        kafka_committed_metadata(&broker, &group, &topic).map(|m| {
+            assert!(
+                m.ends_with(&format!(
+                    "{:016x}",
+                    fnv1a(output.to_str().unwrap().as_bytes())
+                )),
+                "{m}"
+            );
+            position_length(&m)
+        })
+    };
+    let kills = kill_rounds(&w, &[&worker, &sink], &output, LINES, 4, committed);
+    let out = w.run_until_idle("15s", &[&worker, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    check_exact(&output, LINES, &kills);
+    assert_eq!(
+        committed(),
+        Some(std::fs::metadata(&output).unwrap().len()),
+        "Kafka returns the final length with the final offset"
+    );
+}
+
+/// FNV-1a (64 bit), as FileStreamSink hashes its `file` setting.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
