@@ -51,8 +51,8 @@ struct Kill {
     committed_length: Option<u64>,
 }
 
-/// SIGKILLs sink-only runs at random moments (after the output passed a growing random line
-/// count), `rounds` times; `committed` reads the committed length after each kill.
+/// SIGKILLs sink-only runs `rounds` times, each a random delay after its first commit, so the
+/// kill lands anywhere between two commits; `committed` reads the committed length.
 fn kill_rounds(
     w: &Workdir,
     files: &[&Path],
@@ -63,13 +63,24 @@ fn kill_rounds(
 ) -> Vec<Kill> {
     let mut rng = Rng(seed());
     let mut kills = Vec::new();
+    let total = (lines * WIDTH) as u64;
     for round in 0..rounds {
         let mut child = w.spawn(files);
-        let target = (round + 1) * lines / (rounds + 2) + rng.below(lines as u64 / 20) as usize;
-        wait_for("output before the kill", Duration::from_secs(120), || {
-            line_count(output) >= target || child.try_wait().ok().flatten().is_some()
+        // Once this run committed past its predecessor (it restored the file and got going),
+        // a random delay: the sink copies tens of MB per 100 ms, with a commit every 50 ms.
+        let from = kills.last().and_then(|k: &Kill| k.committed_length);
+        wait_for("a commit of this run", Duration::from_secs(120), || {
+            committed().is_some_and(|c| from.is_none_or(|f| c > f) || c == total)
+                || child.try_wait().ok().flatten().is_some()
         });
-        std::thread::park_timeout(Duration::from_millis(rng.below(40)));
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!(
+                "round {round}: connect-rs exited early ({status}): {}",
+                w.log()
+            );
+        }
+        let delay = rng.below(150);
+        std::thread::park_timeout(Duration::from_millis(delay));
         child.kill().expect("SIGKILL");
         child.wait().unwrap();
         let log = w.log();
@@ -79,7 +90,7 @@ fn kill_rounds(
             committed_length: committed(),
         };
         eprintln!(
-            "round {round}: killed after line {target}: file {} bytes, committed {:?}; restore: {}",
+            "round {round}: killed {delay} ms after a commit: file {} bytes, committed {:?}; restore: {}",
             kill.file_length,
             kill.committed_length,
             log.lines()
@@ -122,7 +133,7 @@ fn check_exact(output: &Path, lines: usize, kills: &[Kill]) {
 
 #[test]
 fn embedded_log_sink_output_is_exact_after_random_sigkills() {
-    const LINES: usize = 400_000;
+    const LINES: usize = 1_000_000;
     let w = Workdir::new();
     let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
     let output = w.path("out.txt");
@@ -138,24 +149,25 @@ fn embedded_log_sink_output_is_exact_after_random_sigkills() {
             .unwrap_or_else(|e| panic!("{} does not parse: {e}", group.display()));
         doc["offsets"][0]["metadata"].as_str().map(position_length)
     };
-    let kills = kill_rounds(&w, &[&worker, &sink], &output, LINES, 6, committed);
+    let kills = kill_rounds(&w, &[&worker, &sink], &output, LINES, 8, committed);
     let out = w.run_until_idle("500ms", &[&worker, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
     check_exact(&output, LINES, &kills);
     // After the clean end, the committed length is the whole file.
-    assert_eq!(
-        committed(),
-        Some(std::fs::metadata(&output).unwrap().len())
-    );
+    assert_eq!(committed(), Some(std::fs::metadata(&output).unwrap().len()));
 }
 
-/// The metadata Kafka returns with `group`'s committed offset of partition 0 of `topic`.
-fn kafka_committed_metadata(broker: &Broker, group: &str, topic: &str) -> Option<String> {
-    let consumer: BaseConsumer = rdkafka::ClientConfig::new()
+/// A client that reads `group`'s committed offsets (it never joins the group).
+fn offsets_reader(broker: &Broker, group: &str) -> BaseConsumer {
+    rdkafka::ClientConfig::new()
         .set("bootstrap.servers", broker.bootstrap())
         .set("group.id", group)
         .create()
-        .expect("a consumer to read committed offsets");
+        .expect("a consumer to read committed offsets")
+}
+
+/// The metadata Kafka returns with the committed offset of partition 0 of `topic`.
+fn kafka_committed_metadata(consumer: &BaseConsumer, topic: &str) -> Option<String> {
     let mut tpl = TopicPartitionList::new();
     tpl.add_partition(topic, 0);
     let committed = consumer
@@ -197,9 +209,9 @@ fn kafka_sink_output_is_exact_after_random_sigkills() {
     let out = w.run_until_idle("2s", &[&worker, &source]);
     assert!(out.status.success(), "{}", stderr(&out));
     let sink = exact_sink(&w, &dst, &output, &topic);
-    let group = format!("connect-{dst}");
+    let reader = offsets_reader(&broker, &format!("connect-{dst}"));
     let committed = || {
-        kafka_committed_metadata(&broker, &group, &topic).map(|m| {
+        kafka_committed_metadata(&reader, &topic).map(|m| {
             assert!(
                 m.ends_with(&format!(
                     "{:016x}",

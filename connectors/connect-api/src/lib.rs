@@ -23,8 +23,8 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask, SinkTaskContext, SourceConnector,
-    SourceTask, SourceTaskContext, TopicPartition,
+    InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask, SinkTaskContext,
+    SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
 };
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};
 pub use error::{ConnectError, Result};

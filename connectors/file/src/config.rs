@@ -160,7 +160,6 @@ impl SinkSettings {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,8 +198,8 @@ mod tests {
     fn sink_exactly_once_is_off_by_default_and_needs_a_file() {
         let s = SinkSettings::parse(&props(&[("file", "/tmp/x")])).unwrap();
         assert!(!s.exactly_once);
-        let s = SinkSettings::parse(&props(&[("file", "/tmp/x"), ("exactly.once", "true")]))
-            .unwrap();
+        let s =
+            SinkSettings::parse(&props(&[("file", "/tmp/x"), ("exactly.once", "true")])).unwrap();
         assert!(s.exactly_once);
         let err = SinkSettings::parse(&props(&[("exactly.once", "true")]))
             .unwrap_err()

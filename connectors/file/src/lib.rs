@@ -22,8 +22,7 @@ pub mod source_task;
 
 pub use config::{
     sink_config_def, source_config_def, DEFAULT_TASK_BATCH_SIZE, EXACTLY_ONCE_CONFIG, FILE_CONFIG,
-    SINK_CONNECTOR_CLASS,
-    SOURCE_CONNECTOR_CLASS, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG,
+    SINK_CONNECTOR_CLASS, SOURCE_CONNECTOR_CLASS, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG,
 };
 pub use plugin::{FileStreamSinkPlugin, FileStreamSourcePlugin};
 pub use render::write_java_string;

@@ -155,7 +155,10 @@ impl FileStreamSinkTask {
             .await
             .map_err(|e| ConnectError::Other(format!("Restoring {name} failed: {e}")))?
             .map_err(|e| {
-                ConnectError::io(format!("Could not restore {name} to its committed length"), e)
+                ConnectError::io(
+                    format!("Could not restore {name} to its committed length"),
+                    e,
+                )
             })?;
         match outcome {
             (_, Restore::Keep) => {}
