@@ -27,7 +27,7 @@ fn exact_sink(w: &Workdir, name: &str, output: &Path, topic: &str) -> PathBuf {
     )
 }
 
-/// The file length in a FileStreamSink position (`file-length=N;path-hash=H`).
+/// The file length in a FileStreamSink position (`file-length=N;path-hash=H;file-id=I`).
 fn position_length(metadata: &str) -> u64 {
     metadata
         .strip_prefix("file-length=")
@@ -213,8 +213,8 @@ fn kafka_sink_output_is_exact_after_random_sigkills() {
     let committed = || {
         kafka_committed_metadata(&reader, &topic).map(|m| {
             assert!(
-                m.ends_with(&format!(
-                    "{:016x}",
+                m.contains(&format!(
+                    ";path-hash={:016x};",
                     fnv1a(output.to_str().unwrap().as_bytes())
                 )),
                 "{m}"
@@ -238,4 +238,33 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+#[test]
+fn exactly_once_is_refused_with_several_tasks_or_without_a_file() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let output = w.path("out.txt");
+    let sink = w.write(
+        "multi.properties",
+        format!(
+            "name=multi\nconnector.class=FileStreamSink\ntasks.max=2\nfile={}\ntopics=t\n\
+             exactly.once=true\n",
+            output.display()
+        ),
+    );
+    let (code, err) = w.run_checked(&[&worker, &sink]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("exactly.once=true needs tasks.max=1 (it is 2)"),
+        "{err}"
+    );
+    let sink = w.write(
+        "stdout.properties",
+        "name=stdout\nconnector.class=FileStreamSink\ntasks.max=1\ntopics=t\nexactly.once=true\n",
+    );
+    let (code, err) = w.run_checked(&[&worker, &sink]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("exactly.once=true needs a file"), "{err}");
+    assert!(!output.exists());
 }

@@ -193,8 +193,8 @@ impl SinkTaskRunner {
                 topic: r.topic.clone(),
                 partition: r.partition,
             };
-            if !st.current.contains_key(&tp) {
-                st.current.insert(tp, r.offset);
+            if let std::collections::btree_map::Entry::Vacant(e) = st.current.entry(tp) {
+                e.insert(r.offset);
                 new = true;
             }
         }

@@ -2,9 +2,11 @@
 //! committed, stored with every partition's offset, and how a restarting task restores the file
 //! to it.
 //!
-//! The stored text is `file-length=<bytes>;path-hash=<16 hex digits>`: the length, and an
-//! FNV-1a hash of the `file` setting, so a position committed for another file is never applied
-//! to this one (it is short, far below Kafka's `offset.metadata.max.bytes`).
+//! The stored text is `file-length=<bytes>;path-hash=<16 hex digits>;file-id=<inode>`: the
+//! length, an FNV-1a hash of the `file` setting and the file's inode, so a position committed
+//! for another file (another setting, a file replaced or rotated since, the same path on another
+//! machine) is never applied to this one. It is short, far below Kafka's
+//! `offset.metadata.max.bytes`.
 
 use connect_api::SinkPositions;
 
@@ -15,32 +17,56 @@ pub struct FilePosition {
     pub length: u64,
     /// FNV-1a hash of the `file` setting.
     pub path_hash: u64,
+    /// The file's identity on its file system (the inode; 0 where there is none).
+    pub file_id: u64,
 }
 
 impl FilePosition {
-    /// The position of `path` at `length`.
-    pub fn new(path: &str, length: u64) -> Self {
+    /// The position of `path`, the file `file_id`, at `length`.
+    pub fn new(path: &str, file_id: u64, length: u64) -> Self {
         Self {
             length,
             path_hash: path_hash(path),
+            file_id,
         }
     }
 
     /// The stored text.
     pub fn encode(&self) -> String {
         format!(
-            "file-length={};path-hash={:016x}",
-            self.length, self.path_hash
+            "file-length={};path-hash={:016x};file-id={}",
+            self.length, self.path_hash, self.file_id
         )
     }
 
     /// Parses a stored text; `None` when it is not one.
     pub fn parse(text: &str) -> Option<Self> {
-        let (length, hash) = text.split_once(';')?;
-        let length = length.strip_prefix("file-length=")?.parse().ok()?;
-        let hash = hash.strip_prefix("path-hash=")?;
+        let mut parts = text.split(';');
+        let length = parts.next()?.strip_prefix("file-length=")?.parse().ok()?;
+        let hash = parts.next()?.strip_prefix("path-hash=")?;
         let path_hash = u64::from_str_radix(hash, 16).ok()?;
-        Some(Self { length, path_hash })
+        let file_id = parts.next()?.strip_prefix("file-id=")?.parse().ok()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(Self {
+            length,
+            path_hash,
+            file_id,
+        })
+    }
+}
+
+/// The identity of an open file: its inode on Unix, 0 elsewhere.
+pub fn file_id(metadata: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::ino(metadata)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        0
     }
 }
 
@@ -64,15 +90,20 @@ pub struct RestorePoint {
     pub differing: bool,
 }
 
-/// The restore point of `path` from `positions`; positions of other files or in another format
-/// are ignored and reported.
-pub fn restore_point(path: &str, positions: &SinkPositions) -> RestorePoint {
+/// The restore point of `path` (the file `file_id`) from `positions`; positions of other files
+/// or in another format are ignored and reported.
+pub fn restore_point(path: &str, file_id: u64, positions: &SinkPositions) -> RestorePoint {
     let hash = path_hash(path);
     let mut lengths = Vec::new();
     let mut ignored = Vec::new();
     for (tp, text) in positions {
         match FilePosition::parse(text) {
-            Some(p) if p.path_hash == hash => lengths.push(p.length),
+            Some(p) if p.path_hash == hash && p.file_id == file_id => lengths.push(p.length),
+            Some(p) if p.path_hash == hash => ignored.push(format!(
+                "{}-{}: committed for file id {} at this path, which is now file id {file_id} \
+                 (replaced, rotated or on another machine) ({text})",
+                tp.topic, tp.partition, p.file_id
+            )),
             Some(_) => ignored.push(format!(
                 "{}-{}: committed for another file ({text})",
                 tp.topic, tp.partition
@@ -134,13 +165,22 @@ mod tests {
 
     #[test]
     fn positions_round_trip_and_refuse_other_text() {
-        let p = FilePosition::new("/data/out.txt", 1234);
+        let p = FilePosition::new("/data/out.txt", 77, 1234);
         let text = p.encode();
         assert!(text.starts_with("file-length=1234;path-hash="), "{text}");
+        assert!(text.ends_with(";file-id=77"), "{text}");
         assert_eq!(FilePosition::parse(&text), Some(p));
         assert_eq!(FilePosition::parse(""), None);
-        assert_eq!(FilePosition::parse("file-length=x;path-hash=00"), None);
-        assert_eq!(FilePosition::parse("length=1;path-hash=00"), None);
+        assert_eq!(
+            FilePosition::parse("file-length=x;path-hash=00;file-id=1"),
+            None
+        );
+        assert_eq!(FilePosition::parse("length=1;path-hash=00;file-id=1"), None);
+        assert_eq!(FilePosition::parse("file-length=1;path-hash=00"), None);
+        assert_eq!(
+            FilePosition::parse("file-length=1;path-hash=00;file-id=1;x"),
+            None
+        );
         assert_ne!(path_hash("/a"), path_hash("/b"));
         // Known FNV-1a 64 value: stable across builds.
         assert_eq!(path_hash("a"), 0xaf63_dc4c_8601_ec8c);
@@ -148,33 +188,39 @@ mod tests {
 
     #[test]
     fn the_largest_position_of_this_file_wins_and_others_are_reported() {
-        let mine = |l| FilePosition::new("/out", l).encode();
+        let mine = |l| FilePosition::new("/out", 5, l).encode();
         let positions = SinkPositions::from([
             (tp(0), mine(100)),
             (tp(1), mine(40)),
-            (tp(2), FilePosition::new("/elsewhere", 999).encode()),
+            (tp(2), FilePosition::new("/elsewhere", 5, 999).encode()),
             (tp(3), "something else".into()),
+            (tp(4), FilePosition::new("/out", 6, 999).encode()),
         ]);
-        let r = restore_point("/out", &positions);
+        let r = restore_point("/out", 5, &positions);
         assert_eq!(r.length, Some(100));
         assert!(r.differing);
-        assert_eq!(r.ignored.len(), 2, "{:?}", r.ignored);
+        assert_eq!(r.ignored.len(), 3, "{:?}", r.ignored);
         assert!(r.ignored[0].contains("another file"), "{:?}", r.ignored);
         assert!(
             r.ignored[1].contains("not a FileStreamSink position"),
             "{:?}",
             r.ignored
         );
+        assert!(
+            r.ignored[2].contains("replaced, rotated"),
+            "{:?}",
+            r.ignored
+        );
         let same = SinkPositions::from([(tp(0), mine(7)), (tp(1), mine(7))]);
         assert_eq!(
-            restore_point("/out", &same),
+            restore_point("/out", 5, &same),
             RestorePoint {
                 length: Some(7),
                 ignored: vec![],
                 differing: false
             }
         );
-        assert_eq!(restore_point("/out", &SinkPositions::new()).length, None);
+        assert_eq!(restore_point("/out", 5, &SinkPositions::new()).length, None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use connect_api::{
 use tokio::task::JoinHandle;
 
 use crate::config::SinkSettings;
-use crate::position::{restore, restore_point, FilePosition, Restore};
+use crate::position::{file_id, restore, restore_point, FilePosition, Restore};
 use crate::render::write_java_string;
 
 /// Buffered bytes that trigger a background write.
@@ -135,7 +135,11 @@ impl FileStreamSinkTask {
     /// Cuts the file back to the committed length in `positions` (before anything was put).
     async fn restore(&mut self, positions: &SinkPositions) -> Result<()> {
         let (file, name) = self.file()?;
-        let point = restore_point(&name, positions);
+        let id = file
+            .metadata()
+            .map(|m| file_id(&m))
+            .map_err(|e| ConnectError::io(format!("Could not read the metadata of {name}"), e))?;
+        let point = restore_point(&name, id, positions);
         if !point.ignored.is_empty() {
             tracing::warn!(
                 file = %name,
@@ -317,11 +321,10 @@ impl SinkTask for FileStreamSinkTask {
         }
         let (file, name) = self.file()?;
         // Everything put is written and synced: the length matches exactly these offsets.
-        let length = file
+        let metadata = file
             .metadata()
-            .map_err(|e| ConnectError::io(format!("Could not read the length of {name}"), e))?
-            .len();
-        let position = FilePosition::new(&name, length).encode();
+            .map_err(|e| ConnectError::io(format!("Could not read the length of {name}"), e))?;
+        let position = FilePosition::new(&name, file_id(&metadata), metadata.len()).encode();
         let positions = offsets
             .keys()
             .map(|tp| (tp.clone(), position.clone()))
@@ -604,7 +607,8 @@ mod tests {
         assert_eq!(committed, offsets);
         let len = std::fs::metadata(&path).unwrap().len();
         assert_eq!(len, b"kept by the user\nline 0\nline 1\n".len() as u64);
-        let expected = FilePosition::new(path.to_str().unwrap(), len).encode();
+        let id = file_id(&std::fs::metadata(&path).unwrap());
+        let expected = FilePosition::new(path.to_str().unwrap(), id, len).encode();
         assert_eq!(
             positions,
             SinkPositions::from([(tp(0), expected.clone()), (tp(1), expected)])
@@ -641,7 +645,8 @@ mod tests {
         task.open_at(&[tp(0)], &SinkPositions::new()).await.unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"user text, no newline");
         // A position committed for another file is ignored.
-        let other = FilePosition::new("/elsewhere", 3).encode();
+        let id = file_id(&std::fs::metadata(&path).unwrap());
+        let other = FilePosition::new("/elsewhere", id, 3).encode();
         task.open_at(&[tp(1)], &SinkPositions::from([(tp(1), other)]))
             .await
             .unwrap();
@@ -649,7 +654,7 @@ mod tests {
         // Once this instance wrote, a later (older) position cuts nothing.
         task.put(lines(0, 1)).await.unwrap();
         task.flush_all().await.unwrap();
-        let old = FilePosition::new(name, 4).encode();
+        let old = FilePosition::new(name, id, 4).encode();
         task.open_at(&[tp(2)], &SinkPositions::from([(tp(2), old)]))
             .await
             .unwrap();
@@ -661,13 +666,26 @@ mod tests {
         // A file shorter than committed (cut by someone else) is appended to, not padded.
         std::fs::write(&path, b"short\n").unwrap();
         let mut task = exact(&path).await;
-        let far = FilePosition::new(name, 1000).encode();
+        let far = FilePosition::new(name, id, 1000).encode();
         task.open_at(&[tp(0)], &SinkPositions::from([(tp(0), far)]))
             .await
             .unwrap();
         task.put(lines(1, 2)).await.unwrap();
         task.stop().await.unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"short\nline 1\n");
+        // A file replaced at the same path (another inode) is not cut to the old file's length.
+        let committed = FilePosition::new(name, id, 3).encode();
+        // Written beside the old file and renamed over it: both exist at once, so the inodes
+        // differ.
+        let replacement = dir.path().join("out.txt.new");
+        std::fs::write(&replacement, b"a new file\n").unwrap();
+        std::fs::rename(&replacement, &path).unwrap();
+        let mut task = exact(&path).await;
+        task.open_at(&[tp(0)], &SinkPositions::from([(tp(0), committed)]))
+            .await
+            .unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"a new file\n");
     }
 
     #[tokio::test]
