@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use support::kafka::{broker, Broker};
+use support::rest::{start, STARTUP};
 use support::rng::Rng;
 use support::*;
 
@@ -267,4 +268,54 @@ fn exactly_once_is_refused_with_several_tasks_or_without_a_file() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("exactly.once=true needs a file"), "{err}");
     assert!(!output.exists());
+}
+
+/// Altering a sink's offsets through REST clears its committed position: the next start cuts
+/// nothing and re-delivers from the altered offset, appending.
+#[test]
+fn altered_offsets_clear_the_committed_position() {
+    const LINES: usize = 1000;
+    let w = Workdir::new();
+    let input = w.write("in.txt", numbered_lines(0, LINES, WIDTH));
+    let output = w.path("out.txt");
+    let worker = w.worker("offset.flush.interval.ms=50");
+    let source = w.source("src", &input, "t");
+    let out = w.run_until_idle("300ms", &[&worker, &source]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sink = exact_sink(&w, "dst", &output, "t");
+    let group = w.path("data/__groups/connect-dst.json");
+    let entry = || -> serde_json::Value {
+        std::fs::read(&group)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .map_or(serde_json::Value::Null, |doc| doc["offsets"][0].clone())
+    };
+    let total = (LINES * WIDTH) as u64;
+    let mut run = start(&w, &[&worker, &sink]);
+    let c = run.client;
+    wait_for("everything committed with its length", STARTUP, || {
+        entry()["offset"] == LINES
+            && entry()["metadata"].as_str().map(position_length) == Some(total)
+    });
+    assert_eq!(c.send("PUT", "/connectors/dst/stop", None).status, 204);
+    let rewind = r#"{"offsets": [{"partition": {"kafka_topic": "t", "kafka_partition": 0}, "offset": {"kafka_offset": 500}}]}"#;
+    let altered = c.send(
+        "PATCH",
+        "/connectors/dst/offsets",
+        Some(("application/json", rewind)),
+    );
+    assert_eq!(altered.status, 200, "{}", altered.body);
+    assert_eq!(entry()["offset"], 500);
+    assert!(entry().get("metadata").is_none(), "{}", entry());
+    assert_eq!(c.send("PUT", "/connectors/dst/resume", None).status, 202);
+    let mut expected = numbered_lines(0, LINES, WIDTH);
+    expected.extend(numbered_lines(500, LINES - 500, WIDTH));
+    wait_for("lines 500.. appended again", STARTUP, || {
+        std::fs::read(&output).unwrap_or_default() == expected
+    });
+    wait_for("a new position committed", STARTUP, || {
+        entry()["metadata"].as_str().map(position_length) == Some(expected.len() as u64)
+    });
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+    assert_eq!(std::fs::read(&output).unwrap(), expected);
 }
