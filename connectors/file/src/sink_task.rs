@@ -148,7 +148,9 @@ impl FileStreamSinkTask {
             );
         }
         let Some(target) = point.length else {
-            tracing::info!(file = %name, "No committed position for this file; appending to it as it is.");
+            if !self.wrote {
+                tracing::info!(file = %name, "No committed position for this file; appending to it as it is.");
+            }
             return Ok(());
         };
         if point.differing {
