@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
-pub use connect_api::TopicPartition;
+pub use connect_api::{SinkPositions, TopicPartition};
 use futures::future::BoxFuture;
 pub use transactional::TransactionalProducer;
 
@@ -201,6 +201,20 @@ pub trait TopicConsumer: Send {
     ) -> Result<Vec<ConsumedRecord>, TopicError>;
     /// Commits the group's offsets (next offset to read) durably.
     async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError>;
+    /// Commits offsets together with the sink's positions (atomically: a reader sees both or
+    /// neither). A partition committed without a position loses the one it had, as a Kafka
+    /// commit without metadata does.
+    async fn commit_at(
+        &mut self,
+        offsets: &PartitionOffsets,
+        positions: &SinkPositions,
+    ) -> Result<(), TopicError>;
+    /// The sink positions committed with the offsets of `partitions` (only those that have
+    /// one).
+    async fn committed_positions(
+        &mut self,
+        partitions: &[TopicPartition],
+    ) -> Result<SinkPositions, TopicError>;
     /// The partitions assigned to this consumer now.
     fn assignment(&self) -> Vec<TopicPartition>;
     /// Whether every assigned partition has been read to its current end.

@@ -2,12 +2,18 @@
 //!
 //! Offsets are committed only after `put` and `pre_commit` (by default `flush`) succeeded,
 //! every `offset.flush.interval.ms` and when the task stops.
+//!
+//! A task that keeps positions (an exactly-once sink, `SinkTask::keeps_positions`) gets the
+//! positions committed with its partitions' offsets at `open_at`, and its `pre_commit_at`
+//! positions are committed with the offsets. Before the first `put` of records of a partition
+//! it opened, the partition's starting offset is committed with the task's position, so all
+//! output follows a committed position and a restart can cut back what was not committed.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, SinkTask, SinkTaskContext, TopicPartition};
+use connect_api::{ConfigMap, SinkPositions, SinkTask, SinkTaskContext, TopicPartition};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -62,7 +68,10 @@ impl SinkTaskRunner {
             .map_err(TaskError::at("Task start"))?;
         self.consumer.subscribe(self.subscription.clone()).await?;
         info!("Sink task started.");
-        let mut st = SinkState::default();
+        let mut st = SinkState {
+            positioned: self.task.keeps_positions(),
+            ..SinkState::default()
+        };
         let result = self.consume_loop(&mut st).await;
         let committed = if result.is_ok() {
             self.commit(&mut st).await
@@ -112,6 +121,9 @@ impl SinkTaskRunner {
                     .sum();
                 let count = u64::try_from(polled.len()).unwrap_or(u64::MAX);
                 self.activity.inflow.add("read", count, bytes);
+                if st.positioned {
+                    self.anchor(st, &polled).await?;
+                }
                 if !self.deliver(&polled, bytes, &cancel).await? {
                     return Ok(());
                 }
@@ -167,6 +179,37 @@ impl SinkTaskRunner {
         }
     }
 
+    /// Before the first records of a partition are put, commits the partition's starting
+    /// offset (the first polled record's) with the task's position, flushing and committing
+    /// the other partitions' progress along with it.
+    async fn anchor(
+        &mut self,
+        st: &mut SinkState,
+        polled: &[ConsumedRecord],
+    ) -> Result<(), TaskError> {
+        let mut new = false;
+        for r in polled {
+            let tp = TopicPartition {
+                topic: r.topic.clone(),
+                partition: r.partition,
+            };
+            if let std::collections::btree_map::Entry::Vacant(e) = st.current.entry(tp) {
+                e.insert(r.offset);
+                new = true;
+            }
+        }
+        if !new {
+            return Ok(());
+        }
+        match self.commit(st).await {
+            Err(TaskError::Topic(e)) if e.is_retriable() => {
+                warn!(error = %e, "Could not commit the starting offsets with the sink's position; a crash before the next commit may duplicate output.");
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
     async fn open_new_partitions(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
         let new: Vec<_> = self
             .consumer
@@ -175,10 +218,23 @@ impl SinkTaskRunner {
             .filter(|tp| !st.open.contains(tp))
             .collect();
         if !new.is_empty() {
-            self.task
-                .open(&new)
-                .await
-                .map_err(TaskError::at("Task open"))?;
+            if st.positioned {
+                let positions = self.consumer.committed_positions(&new).await?;
+                debug!(
+                    partitions = new.len(),
+                    positions = positions.len(),
+                    "Opening partitions at their committed sink positions."
+                );
+                self.task
+                    .open_at(&new, &positions)
+                    .await
+                    .map_err(TaskError::at("Task open"))?;
+            } else {
+                self.task
+                    .open(&new)
+                    .await
+                    .map_err(TaskError::at("Task open"))?;
+            }
             st.open.extend(new);
             self.report_partitions(st);
         }
@@ -292,11 +348,19 @@ impl SinkTaskRunner {
     }
 
     async fn commit_offsets(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
-        let offsets = self
-            .task
-            .pre_commit(st.current.clone())
-            .await
-            .map_err(TaskError::at("Task flush"))?;
+        let (offsets, positions) = if st.positioned {
+            self.task
+                .pre_commit_at(st.current.clone())
+                .await
+                .map_err(TaskError::at("Task flush"))?
+        } else {
+            let offsets = self
+                .task
+                .pre_commit(st.current.clone())
+                .await
+                .map_err(TaskError::at("Task flush"))?;
+            (offsets, SinkPositions::new())
+        };
         // Never commit past what was consumed.
         let offsets: PartitionOffsets = offsets
             .into_iter()
@@ -305,7 +369,11 @@ impl SinkTaskRunner {
         if offsets.is_empty() || offsets == st.committed {
             return Ok(());
         }
-        self.consumer.commit(&offsets).await?;
+        if st.positioned {
+            self.consumer.commit_at(&offsets, &positions).await?;
+        } else {
+            self.consumer.commit(&offsets).await?;
+        }
         debug!(partitions = offsets.len(), "Committed sink offsets.");
         st.committed = offsets;
         self.report_uncommitted(st);
@@ -344,4 +412,6 @@ struct SinkState {
     first: PartitionOffsets,
     /// Partitions the task was told about with `open`.
     open: BTreeSet<TopicPartition>,
+    /// Whether the task keeps positions (commits carry them).
+    positioned: bool,
 }

@@ -136,6 +136,12 @@ pub trait SinkConnector: Send {
 /// Offsets per topic partition: the next offset to read (last processed + 1).
 pub type PartitionOffsets = BTreeMap<TopicPartition, i64>;
 
+/// A sink's own position per topic partition (opaque to the runtime), stored atomically with
+/// the partition's committed offset: Kafka commit metadata, or the embedded log's group offsets
+/// file. Kept short: Kafka refuses metadata above the broker's `offset.metadata.max.bytes`
+/// (4096 by default).
+pub type SinkPositions = BTreeMap<TopicPartition, String>;
+
 /// A sink task: writes records outward.
 #[async_trait]
 pub trait SinkTask: Send {
@@ -162,4 +168,34 @@ pub trait SinkTask: Send {
     }
     /// Stops the task; called once.
     async fn stop(&mut self) -> Result<()>;
+
+    /// Whether this task stores a position with its commits (an exactly-once sink; see
+    /// `docs/connector-spec.md`). Asked once after `start`. When true, the runtime calls
+    /// [`open_at`](Self::open_at) and [`pre_commit_at`](Self::pre_commit_at) instead of
+    /// `open` and `pre_commit`, and commits before the first `put` of each partition it opens,
+    /// so every output the task writes follows a committed position.
+    fn keeps_positions(&self) -> bool {
+        false
+    }
+    /// Partitions were assigned, with the positions committed with their offsets (only the
+    /// partitions that have one; none after the offsets were reset or altered). Called before
+    /// any `put` of records of these partitions: the task restores its output to the positions
+    /// (e.g. truncates a file to the committed length). By default `open`.
+    async fn open_at(
+        &mut self,
+        partitions: &[TopicPartition],
+        _positions: &SinkPositions,
+    ) -> Result<()> {
+        self.open(partitions).await
+    }
+    /// `pre_commit`, plus the position to store with each returned offset: the task's output
+    /// state that matches exactly these offsets, already durable. By default `pre_commit` and
+    /// no positions.
+    async fn pre_commit_at(
+        &mut self,
+        offsets: PartitionOffsets,
+    ) -> Result<(PartitionOffsets, SinkPositions)> {
+        let offsets = self.pre_commit(offsets).await?;
+        Ok((offsets, SinkPositions::new()))
+    }
 }

@@ -23,7 +23,8 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkTask, SinkTaskContext,
+    ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask,
+    SinkTaskContext,
     SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
 };
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};

@@ -18,6 +18,8 @@ pub const SINK_TASK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkT
 
 /// `file`: the file to read (source) or append to (sink); stdin/stdout when unset.
 pub const FILE_CONFIG: &str = "file";
+/// `exactly.once` (sink, connect-rs only): keep the output file exact across crashes.
+pub const EXACTLY_ONCE_CONFIG: &str = "exactly.once";
 /// `topic`: the topic the source publishes to.
 pub const TOPIC_CONFIG: &str = "topic";
 /// `batch.size`: the most records one `poll` returns.
@@ -58,15 +60,26 @@ pub fn source_config_def() -> ConfigDef {
         )
 }
 
-/// The sink connector's configuration keys: `file`.
+/// The sink connector's configuration keys: `file`, and connect-rs's `exactly.once`.
 pub fn sink_config_def() -> ConfigDef {
-    ConfigDef::new().define(ConfigKey::new(
-        FILE_CONFIG,
-        ConfigType::String,
-        KeyDefault::Null,
-        Importance::High,
-        "Destination filename. If not specified, the standard output will be used",
-    ))
+    ConfigDef::new()
+        .define(ConfigKey::new(
+            FILE_CONFIG,
+            ConfigType::String,
+            KeyDefault::Null,
+            Importance::High,
+            "Destination filename. If not specified, the standard output will be used",
+        ))
+        .define(ConfigKey::new(
+            EXACTLY_ONCE_CONFIG,
+            ConfigType::Boolean,
+            KeyDefault::Value("false"),
+            Importance::Medium,
+            "connect-rs only: store the file's length with each offset commit and, on start, \
+             cut the file back to the committed length, so the file holds every record exactly \
+             once after any crash. Needs a file and tasks.max=1; only output this connector \
+             wrote after its last commit is ever cut",
+        ))
 }
 
 /// Parses `props` with `def`, turning every issue into one configuration error.
@@ -115,13 +128,36 @@ impl SourceSettings {
     }
 }
 
-/// Sink settings, parsed: the file, or `None` for stdout.
-pub(crate) fn sink_filename(props: &ConfigMap) -> Result<Option<String>> {
-    let values = parse(&sink_config_def(), props)?;
-    Ok(values
-        .string(FILE_CONFIG)
-        .filter(|f| !f.is_empty())
-        .map(str::to_owned))
+/// Sink settings, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SinkSettings {
+    /// The file, or `None` for stdout.
+    pub filename: Option<String>,
+    /// `exactly.once`: positions are committed and the file restored to them.
+    pub exactly_once: bool,
+}
+
+impl SinkSettings {
+    /// Parses and validates the sink configuration (`exactly.once` needs a file).
+    pub(crate) fn parse(props: &ConfigMap) -> Result<Self> {
+        let values = parse(&sink_config_def(), props)?;
+        let filename = values
+            .string(FILE_CONFIG)
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned);
+        let exactly_once = values.boolean(EXACTLY_ONCE_CONFIG).unwrap_or(false);
+        if exactly_once && filename.is_none() {
+            return Err(ConnectError::config(
+                EXACTLY_ONCE_CONFIG,
+                "exactly.once=true needs a file: output to the standard output cannot be cut \
+                 back after a crash",
+            ));
+        }
+        Ok(Self {
+            filename,
+            exactly_once,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -159,11 +195,25 @@ mod tests {
     }
 
     #[test]
+    fn sink_exactly_once_is_off_by_default_and_needs_a_file() {
+        let s = SinkSettings::parse(&props(&[("file", "/tmp/x")])).unwrap();
+        assert!(!s.exactly_once);
+        let s =
+            SinkSettings::parse(&props(&[("file", "/tmp/x"), ("exactly.once", "true")])).unwrap();
+        assert!(s.exactly_once);
+        let err = SinkSettings::parse(&props(&[("exactly.once", "true")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("exactly.once=true needs a file"), "{err}");
+    }
+
+    #[test]
     fn sink_file_is_optional() {
-        assert_eq!(sink_filename(&props(&[])).unwrap(), None);
+        assert_eq!(SinkSettings::parse(&props(&[])).unwrap().filename, None);
         assert_eq!(
-            sink_filename(&props(&[("file", "/tmp/x")]))
+            SinkSettings::parse(&props(&[("file", "/tmp/x")]))
                 .unwrap()
+                .filename
                 .as_deref(),
             Some("/tmp/x")
         );

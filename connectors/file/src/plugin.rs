@@ -98,6 +98,6 @@ mod tests {
         assert_eq!(sink.desc().class_name, SINK_CONNECTOR_CLASS);
         assert_eq!(sink.desc().kind, PluginKind::Sink);
         let names: Vec<_> = sink.config_def().keys().iter().map(|k| k.name).collect();
-        assert_eq!(names, ["file"]);
+        assert_eq!(names, ["file", "exactly.once"]);
     }
 }

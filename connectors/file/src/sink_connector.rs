@@ -1,14 +1,17 @@
 //! The FileStream sink connector: validates its configuration and plans identical tasks.
 
 use async_trait::async_trait;
-use connect_api::{ConfigMap, Result, SinkConnector};
+use connect_api::{ConfigMap, ConnectError, Result, SinkConnector};
 
-use crate::config::sink_filename;
+use crate::config::{SinkSettings, EXACTLY_ONCE_CONFIG};
 
 /// Kafka's `FileStreamSinkConnector`: plans `max_tasks` tasks with identical configurations.
+/// With `exactly.once=true` it refuses more than one task: several tasks appending to one
+/// file cannot cut it back to one committed length.
 #[derive(Debug, Default)]
 pub struct FileStreamSinkConnector {
     props: ConfigMap,
+    exactly_once: bool,
 }
 
 impl FileStreamSinkConnector {
@@ -21,12 +24,21 @@ impl FileStreamSinkConnector {
 #[async_trait]
 impl SinkConnector for FileStreamSinkConnector {
     async fn start(&mut self, props: &ConfigMap) -> Result<()> {
-        sink_filename(props)?;
+        self.exactly_once = SinkSettings::parse(props)?.exactly_once;
         self.props = props.clone();
         Ok(())
     }
 
     fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>> {
+        if self.exactly_once && max_tasks > 1 {
+            return Err(ConnectError::config(
+                EXACTLY_ONCE_CONFIG,
+                format!(
+                    "exactly.once=true needs tasks.max=1 (it is {max_tasks}): several tasks \
+                     append to one file in turns, so no single committed length describes it"
+                ),
+            ));
+        }
         Ok(vec![self.props.clone(); max_tasks])
     }
 
@@ -46,5 +58,19 @@ mod tests {
         c.start(&props).await.unwrap();
         assert_eq!(c.task_configs(3).unwrap(), vec![props.clone(); 3]);
         c.stop().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn exactly_once_refuses_more_than_one_task() {
+        let props: ConfigMap = [
+            ("file".to_owned(), "/tmp/out".to_owned()),
+            ("exactly.once".to_owned(), "true".to_owned()),
+        ]
+        .into();
+        let mut c = FileStreamSinkConnector::new();
+        c.start(&props).await.unwrap();
+        assert_eq!(c.task_configs(1).unwrap(), vec![props.clone()]);
+        let err = c.task_configs(2).unwrap_err().to_string();
+        assert!(err.contains("exactly.once=true needs tasks.max=1"), "{err}");
     }
 }

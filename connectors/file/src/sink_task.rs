@@ -6,10 +6,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use connect_api::connector::PartitionOffsets;
-use connect_api::{ConfigMap, ConnectError, Result, SinkRecord, SinkTask, SinkTaskContext};
+use connect_api::{
+    ConfigMap, ConnectError, Result, SinkPositions, SinkRecord, SinkTask, SinkTaskContext,
+    TopicPartition,
+};
 use tokio::task::JoinHandle;
 
-use crate::config::sink_filename;
+use crate::config::SinkSettings;
+use crate::position::{file_id, restore, restore_point, FilePosition, Restore};
 use crate::render::write_java_string;
 
 /// Buffered bytes that trigger a background write.
@@ -32,8 +36,17 @@ type WriteJob = JoinHandle<(Vec<u8>, io::Result<()>)>;
 /// written by one background write at a time (in order), while the next one fills. `flush`
 /// writes everything and `sync_data`s the file, so committed offsets never point past durable
 /// output. See [`crate::render`] for the value format (BYTES are written raw).
+///
+/// With `exactly.once=true` every commit stores the file's length (after the flush) with the
+/// offsets, and `open_at` cuts the file back to the committed length before anything is
+/// written, so the file holds each record exactly once after any crash (see
+/// [`crate::position`]).
 pub struct FileStreamSinkTask {
     filename: Option<String>,
+    /// `exactly.once`.
+    exact: bool,
+    /// Whether this instance has put records (after that, the file is never cut).
+    wrote: bool,
     output: Option<Output>,
     buf: Vec<u8>,
     /// A spare buffer, recycled from the last finished write.
@@ -53,6 +66,8 @@ impl FileStreamSinkTask {
     pub fn new() -> Self {
         Self {
             filename: None,
+            exact: false,
+            wrote: false,
             output: None,
             buf: Vec::new(),
             spare: Vec::new(),
@@ -106,6 +121,84 @@ impl FileStreamSinkTask {
         self.submit(true).await?;
         self.finish_write().await
     }
+
+    /// The output file and its name (exactly-once mode always has one).
+    fn file(&self) -> Result<(Arc<File>, String)> {
+        match (&self.output, &self.filename) {
+            (Some(Output::File(f)), Some(name)) => Ok((f.clone(), name.clone())),
+            _ => Err(ConnectError::Other(
+                "FileStreamSinkTask: exactly.once needs a started task with a file".to_owned(),
+            )),
+        }
+    }
+
+    /// Cuts the file back to the committed length in `positions` (before anything was put).
+    async fn restore(&mut self, positions: &SinkPositions) -> Result<()> {
+        let (file, name) = self.file()?;
+        let id = file
+            .metadata()
+            .map(|m| file_id(&m))
+            .map_err(|e| ConnectError::io(format!("Could not read the metadata of {name}"), e))?;
+        let point = restore_point(&name, id, positions);
+        if !point.ignored.is_empty() {
+            tracing::warn!(
+                file = %name,
+                ignored = %point.ignored.join("; "),
+                "Committed positions that do not belong to this file were ignored."
+            );
+        }
+        let Some(target) = point.length else {
+            if !self.wrote {
+                tracing::info!(file = %name, "No committed position for this file; appending to it as it is.");
+            }
+            return Ok(());
+        };
+        if point.differing {
+            tracing::info!(file = %name, length = target, "Partitions were committed at different lengths; restoring the last (largest) one.");
+        }
+        let wrote = self.wrote;
+        let outcome = tokio::task::spawn_blocking(move || restore_file(&file, target, wrote))
+            .await
+            .map_err(|e| ConnectError::Other(format!("Restoring {name} failed: {e}")))?
+            .map_err(|e| {
+                ConnectError::io(
+                    format!("Could not restore {name} to its committed length"),
+                    e,
+                )
+            })?;
+        match outcome {
+            (_, Restore::Keep) => {}
+            (current, Restore::Truncate { to }) => tracing::warn!(
+                file = %name, committed = to, removed = current - to,
+                "Cut {} bytes written after the last commit; their records are delivered again.",
+                current - to
+            ),
+            (current, Restore::Shorter { committed }) => tracing::warn!(
+                file = %name, length = current, committed,
+                "The file is shorter than the length committed with the offsets ({} bytes missing): it was cut or replaced by someone else, and the output committed before is not restored; appending from its end.",
+                committed - current
+            ),
+        }
+        Ok(())
+    }
+}
+
+/// Restores `file` to `target` bytes when it is longer (and `wrote` is false: output this
+/// instance wrote is never cut); returns the length found and the action taken.
+fn restore_file(file: &File, target: u64, wrote: bool) -> io::Result<(u64, Restore)> {
+    let current = file.metadata()?.len();
+    let action = restore(current, target);
+    match action {
+        Restore::Truncate { to } if !wrote => {
+            file.set_len(to)?;
+            file.sync_data()?;
+            Ok((current, action))
+        }
+        // After this instance wrote, an older position of a partition assigned later is no
+        // reason to cut what it wrote and committed since.
+        Restore::Truncate { .. } => Ok((current, Restore::Keep)),
+        other => Ok((current, other)),
+    }
 }
 
 fn write_out(output: &Output, data: &[u8], sync: bool) -> io::Result<()> {
@@ -136,12 +229,21 @@ fn write_out(output: &Output, data: &[u8], sync: bool) -> io::Result<()> {
 #[async_trait]
 impl SinkTask for FileStreamSinkTask {
     async fn start(&mut self, _ctx: SinkTaskContext, props: &ConfigMap) -> Result<()> {
-        let filename = sink_filename(props)?;
+        let settings = SinkSettings::parse(props)?;
+        let filename = settings.filename;
+        let exact = settings.exactly_once;
         let output = match &filename {
             Some(path) => {
                 let opened = tokio::task::spawn_blocking({
                     let path = path.clone();
-                    move || open_for_append(std::path::Path::new(&path))
+                    move || {
+                        let path = std::path::Path::new(&path);
+                        if exact {
+                            open_exact(path)
+                        } else {
+                            open_for_append(path)
+                        }
+                    }
                 })
                 .await
                 .map_err(|e| ConnectError::Other(format!("Opening {path} failed: {e}")))?;
@@ -156,6 +258,8 @@ impl SinkTask for FileStreamSinkTask {
             None => Output::Stdout,
         };
         self.filename = filename;
+        self.exact = exact;
+        self.wrote = false;
         self.output = Some(output);
         self.buf = Vec::with_capacity(WRITE_THRESHOLD + WRITE_THRESHOLD / 4);
         Ok(())
@@ -167,6 +271,7 @@ impl SinkTask for FileStreamSinkTask {
                 "FileStreamSinkTask used before start".to_owned(),
             ));
         }
+        self.wrote |= !records.is_empty();
         for record in &records {
             let r = &record.record;
             write_java_string(&r.value, r.value_schema.as_deref(), &mut self.buf);
@@ -192,6 +297,63 @@ impl SinkTask for FileStreamSinkTask {
         self.output = None;
         result
     }
+
+    fn keeps_positions(&self) -> bool {
+        self.exact
+    }
+
+    async fn open_at(
+        &mut self,
+        _partitions: &[TopicPartition],
+        positions: &SinkPositions,
+    ) -> Result<()> {
+        if self.exact {
+            self.restore(positions).await?;
+        }
+        Ok(())
+    }
+
+    async fn pre_commit_at(
+        &mut self,
+        offsets: PartitionOffsets,
+    ) -> Result<(PartitionOffsets, SinkPositions)> {
+        self.flush_all().await?;
+        if !self.exact {
+            return Ok((offsets, SinkPositions::new()));
+        }
+        let (file, name) = self.file()?;
+        // Everything put is written and synced: the length matches exactly these offsets.
+        let metadata = file
+            .metadata()
+            .map_err(|e| ConnectError::io(format!("Could not read the length of {name}"), e))?;
+        let position = FilePosition::new(&name, file_id(&metadata), metadata.len()).encode();
+        let positions = offsets
+            .keys()
+            .map(|tp| (tp.clone(), position.clone()))
+            .collect();
+        Ok((offsets, positions))
+    }
+}
+
+/// Opens the output for exactly-once appending: nothing is cut here (`open_at` restores the
+/// committed length; a file without a committed position is someone else's and kept whole),
+/// and a file created here has its directory entry synced, so the file a commit describes
+/// survives a crash.
+fn open_exact(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let existed = path.exists();
+    let file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    if !existed {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(file)
 }
 
 /// Opens the output for appending. A last line without its newline can only be the torn tail of
@@ -407,5 +569,150 @@ mod tests {
         let mut task = started(Some(&path)).await;
         task.stop().await.unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"");
+    }
+
+    async fn exact(path: &std::path::Path) -> FileStreamSinkTask {
+        let mut props = ConfigMap::new();
+        props.insert("file".into(), path.to_str().unwrap().into());
+        props.insert("exactly.once".into(), "true".into());
+        let mut task = FileStreamSinkTask::new();
+        task.start(ctx(), &props).await.unwrap();
+        assert!(task.keeps_positions());
+        task
+    }
+
+    fn tp(p: i32) -> TopicPartition {
+        TopicPartition {
+            topic: "t".into(),
+            partition: p,
+        }
+    }
+
+    fn lines(from: i64, to: i64) -> Vec<SinkRecord> {
+        (from..to)
+            .map(|i| record(Value::String(format!("line {i}")), None, i))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn exactly_once_cuts_back_output_written_after_the_last_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, b"kept by the user\n").unwrap();
+        let mut task = exact(&path).await;
+        task.open_at(&[tp(0), tp(1)], &SinkPositions::new())
+            .await
+            .unwrap();
+        task.put(lines(0, 2)).await.unwrap();
+        let offsets = PartitionOffsets::from([(tp(0), 2), (tp(1), 0)]);
+        let (committed, positions) = task.pre_commit_at(offsets.clone()).await.unwrap();
+        assert_eq!(committed, offsets);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(len, b"kept by the user\nline 0\nline 1\n".len() as u64);
+        let id = file_id(&std::fs::metadata(&path).unwrap());
+        let expected = FilePosition::new(path.to_str().unwrap(), id, len).encode();
+        assert_eq!(
+            positions,
+            SinkPositions::from([(tp(0), expected.clone()), (tp(1), expected)])
+        );
+        // Written but never committed, then the process dies (no stop), mid-line even.
+        task.put(lines(2, 4)).await.unwrap();
+        task.flush_all().await.unwrap();
+        drop(task);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"line 4 to").unwrap();
+
+        let mut task = exact(&path).await;
+        task.open_at(&[tp(0), tp(1)], &positions).await.unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"kept by the user\nline 0\nline 1\n"
+        );
+        task.put(lines(2, 5)).await.unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "kept by the user\nline 0\nline 1\nline 2\nline 3\nline 4\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn exactly_once_never_cuts_what_it_did_not_commit_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let name = path.to_str().unwrap();
+        // No position: the file is someone else's, kept whole (even without a last newline).
+        std::fs::write(&path, b"user text, no newline").unwrap();
+        let mut task = exact(&path).await;
+        task.open_at(&[tp(0)], &SinkPositions::new()).await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"user text, no newline");
+        // A position committed for another file is ignored.
+        let id = file_id(&std::fs::metadata(&path).unwrap());
+        let other = FilePosition::new("/elsewhere", id, 3).encode();
+        task.open_at(&[tp(1)], &SinkPositions::from([(tp(1), other)]))
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"user text, no newline");
+        // Once this instance wrote, a later (older) position cuts nothing.
+        task.put(lines(0, 1)).await.unwrap();
+        task.flush_all().await.unwrap();
+        let old = FilePosition::new(name, id, 4).encode();
+        task.open_at(&[tp(2)], &SinkPositions::from([(tp(2), old)]))
+            .await
+            .unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"user text, no newlineline 0\n"
+        );
+        // A file shorter than committed (cut by someone else) is appended to, not padded.
+        std::fs::write(&path, b"short\n").unwrap();
+        let mut task = exact(&path).await;
+        let far = FilePosition::new(name, id, 1000).encode();
+        task.open_at(&[tp(0)], &SinkPositions::from([(tp(0), far)]))
+            .await
+            .unwrap();
+        task.put(lines(1, 2)).await.unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"short\nline 1\n");
+        // A file replaced at the same path (another inode) is not cut to the old file's length.
+        let committed = FilePosition::new(name, id, 3).encode();
+        // Written beside the old file and renamed over it: both exist at once, so the inodes
+        // differ.
+        let replacement = dir.path().join("out.txt.new");
+        std::fs::write(&replacement, b"a new file\n").unwrap();
+        std::fs::rename(&replacement, &path).unwrap();
+        let mut task = exact(&path).await;
+        task.open_at(&[tp(0)], &SinkPositions::from([(tp(0), committed)]))
+            .await
+            .unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"a new file\n");
+    }
+
+    #[tokio::test]
+    async fn without_exactly_once_no_positions_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let mut task = started(Some(&path)).await;
+        assert!(!task.keeps_positions());
+        task.put(lines(0, 1)).await.unwrap();
+        let (_, positions) = task
+            .pre_commit_at(PartitionOffsets::from([(tp(0), 1)]))
+            .await
+            .unwrap();
+        assert!(positions.is_empty());
+        assert_eq!(std::fs::read(&path).unwrap(), b"line 0\n");
+    }
+
+    #[tokio::test]
+    async fn exactly_once_creates_a_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.txt");
+        let mut task = exact(&path).await;
+        task.open_at(&[tp(0)], &SinkPositions::new()).await.unwrap();
+        task.put(lines(0, 1)).await.unwrap();
+        task.stop().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"line 0\n");
     }
 }

@@ -22,8 +22,8 @@ use tracing::{debug, info, warn};
 use super::client_config;
 use super::refusal::RefusalWatch;
 use crate::topics::{
-    ClientSpec, ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer,
-    TopicError, TopicPartition,
+    ClientSpec, ConsumedRecord, PartitionOffsets, Revocation, SinkPositions, Subscription,
+    TopicConsumer, TopicError, TopicPartition,
 };
 
 /// Longest wait of one librdkafka poll on the polling thread.
@@ -36,6 +36,8 @@ const BATCH_LINGER: Duration = Duration::from_millis(20);
 const QUEUE: usize = 4;
 /// How long a revocation waits for the task to drain (below the default max.poll.interval.ms).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long reading the committed offsets and their metadata may take.
+const COMMITTED_TIMEOUT: Duration = Duration::from_secs(30);
 /// First and longest interval between two looks for subscribed topics that do not exist yet.
 const TOPIC_WATCH_FIRST: Duration = Duration::from_millis(50);
 const TOPIC_WATCH_MAX: Duration = Duration::from_secs(5);
@@ -437,18 +439,72 @@ impl TopicConsumer for KafkaConsumer {
     }
 
     async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+        self.commit_at(offsets, &SinkPositions::new()).await
+    }
+
+    async fn commit_at(
+        &mut self,
+        offsets: &PartitionOffsets,
+        positions: &SinkPositions,
+    ) -> Result<(), TopicError> {
         let mut tpl = TopicPartitionList::new();
         for (tp, offset) in offsets {
-            tpl.add_partition_offset(&tp.topic, tp.partition, Offset::Offset(*offset))
-                .map_err(|e| {
-                    TopicError::Other(format!("Invalid offset {offset} for {tp:?}: {e}"))
-                })?;
+            let mut elem = tpl.add_partition(&tp.topic, tp.partition);
+            elem.set_offset(Offset::Offset(*offset)).map_err(|e| {
+                TopicError::Other(format!("Invalid offset {offset} for {tp:?}: {e}"))
+            })?;
+            // Kafka stores the metadata with the offset in the same commit record.
+            if let Some(position) = positions.get(tp) {
+                elem.set_metadata(position);
+            }
+        }
+        let with_positions = !positions.is_empty();
+        let consumer = self.consumer.clone();
+        blocking(move || {
+            consumer.commit(&tpl, CommitMode::Sync).map_err(|e| {
+                let hint = if with_positions {
+                    " (with the sink's positions as commit metadata, which the broker limits to \
+                     offset.metadata.max.bytes, 4096 by default)"
+                } else {
+                    ""
+                };
+                TopicError::Retriable(format!("Could not commit sink offsets{hint}: {e}"))
+            })
+        })
+        .await
+    }
+
+    async fn committed_positions(
+        &mut self,
+        partitions: &[TopicPartition],
+    ) -> Result<SinkPositions, TopicError> {
+        let mut tpl = TopicPartitionList::new();
+        for tp in partitions {
+            tpl.add_partition(&tp.topic, tp.partition);
         }
         let consumer = self.consumer.clone();
         blocking(move || {
-            consumer
-                .commit(&tpl, CommitMode::Sync)
-                .map_err(|e| TopicError::Retriable(format!("Could not commit sink offsets: {e}")))
+            let committed = consumer
+                .committed_offsets(tpl, COMMITTED_TIMEOUT)
+                .map_err(|e| {
+                    TopicError::Retriable(format!(
+                        "Could not read the sink positions committed with the group's offsets: {e}"
+                    ))
+                })?;
+            Ok(committed
+                .elements()
+                .iter()
+                .filter(|e| matches!(e.offset(), Offset::Offset(_)) && !e.metadata().is_empty())
+                .map(|e| {
+                    (
+                        TopicPartition {
+                            topic: e.topic().to_owned(),
+                            partition: e.partition(),
+                        },
+                        e.metadata().to_owned(),
+                    )
+                })
+                .collect())
         })
         .await
     }

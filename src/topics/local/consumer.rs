@@ -12,8 +12,8 @@ use super::log::Log;
 use super::partition::Partition;
 use super::reader::Cursor;
 use crate::topics::{
-    ConsumedRecord, PartitionOffsets, Subscription, TopicConsumer, TopicError, TopicPartition,
-    TopicPattern,
+    ConsumedRecord, PartitionOffsets, SinkPositions, Subscription, TopicConsumer, TopicError,
+    TopicPartition, TopicPattern,
 };
 
 /// What the consumer subscribed to.
@@ -228,10 +228,19 @@ impl TopicConsumer for LocalConsumer {
     }
 
     async fn commit(&mut self, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+        self.commit_at(offsets, &SinkPositions::new()).await
+    }
+
+    async fn commit_at(
+        &mut self,
+        offsets: &PartitionOffsets,
+        positions: &SinkPositions,
+    ) -> Result<(), TopicError> {
         let log = self.log.clone();
         let group = self.group.clone();
         let offsets = offsets.clone();
-        tokio::task::spawn_blocking(move || log.commit_blocking(&group, &offsets))
+        let positions = positions.clone();
+        tokio::task::spawn_blocking(move || log.commit_blocking(&group, &offsets, &positions))
             .await
             .map_err(|e| {
                 TopicError::Other(format!(
@@ -239,6 +248,15 @@ impl TopicConsumer for LocalConsumer {
                     self.group
                 ))
             })?
+    }
+
+    async fn committed_positions(
+        &mut self,
+        partitions: &[TopicPartition],
+    ) -> Result<SinkPositions, TopicError> {
+        let mut positions = self.log.committed_positions(&self.group)?;
+        positions.retain(|tp, _| partitions.contains(tp));
+        Ok(positions)
     }
 
     fn assignment(&self) -> Vec<TopicPartition> {

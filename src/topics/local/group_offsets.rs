@@ -2,8 +2,11 @@
 //! atomically (temp file, fsync, rename, fsync of the directory) on every commit.
 //!
 //! ```json
-//! {"group":"connect-sink","offsets":[{"topic":"t","partition":0,"offset":42}]}
+//! {"group":"connect-sink","offsets":[{"topic":"t","partition":0,"offset":42,"metadata":"…"}]}
 //! ```
+//!
+//! `metadata` (absent when empty) is a sink's position committed with the offset, as Kafka
+//! stores commit metadata: every commit replaces it, and altering an offset removes it.
 
 use std::collections::HashMap;
 use std::fs;
@@ -14,7 +17,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 
 use super::{io_error, sync_dir};
-use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
+use crate::topics::{PartitionOffsets, SinkPositions, TopicError, TopicPartition};
 
 /// Name of the directory holding the group files.
 pub(crate) const GROUPS_DIR: &str = "__groups";
@@ -30,6 +33,15 @@ struct Entry {
     topic: String,
     partition: i32,
     offset: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    metadata: Option<String>,
+}
+
+/// The committed state of one group: offsets, and the positions committed with some of them.
+#[derive(Debug, Clone, Default)]
+struct Group {
+    offsets: PartitionOffsets,
+    positions: SinkPositions,
 }
 
 /// The committed offsets of every group of one log.
@@ -37,7 +49,7 @@ struct Entry {
 pub(crate) struct GroupOffsets {
     dir: PathBuf,
     /// Groups read or committed by this process (committing merges into this).
-    cache: Mutex<HashMap<String, PartitionOffsets>>,
+    cache: Mutex<HashMap<String, Group>>,
     read_only: bool,
 }
 
@@ -76,13 +88,11 @@ impl GroupOffsets {
         Ok(self.dir.join(name))
     }
 
-    fn load(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+    fn load(&self, group: &str) -> Result<Group, TopicError> {
         let path = self.path(group)?;
         let text = match fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(PartitionOffsets::new())
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Group::default()),
             Err(e) => return Err(io_error("cannot read", &path)(e)),
         };
         let file: GroupFile = serde_json::from_str(&text).map_err(|e| {
@@ -91,33 +101,41 @@ impl GroupOffsets {
                 path.display()
             ))
         })?;
-        Ok(file
-            .offsets
-            .into_iter()
-            .map(|e| {
-                (
-                    TopicPartition {
-                        topic: e.topic,
-                        partition: e.partition,
-                    },
-                    e.offset,
-                )
-            })
-            .collect())
+        let mut loaded = Group::default();
+        for e in file.offsets {
+            let tp = TopicPartition {
+                topic: e.topic,
+                partition: e.partition,
+            };
+            if let Some(m) = e.metadata {
+                loaded.positions.insert(tp.clone(), m);
+            }
+            loaded.offsets.insert(tp, e.offset);
+        }
+        Ok(loaded)
     }
 
-    /// The committed offsets of `group` (empty when it never committed).
-    pub(crate) fn committed(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+    fn group(&self, group: &str) -> Result<Group, TopicError> {
         if self.read_only {
             return self.load(group);
         }
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(offsets) = cache.get(group) {
-            return Ok(offsets.clone());
+        if let Some(g) = cache.get(group) {
+            return Ok(g.clone());
         }
-        let offsets = self.load(group)?;
-        cache.insert(group.to_string(), offsets.clone());
-        Ok(offsets)
+        let g = self.load(group)?;
+        cache.insert(group.to_string(), g.clone());
+        Ok(g)
+    }
+
+    /// The committed offsets of `group` (empty when it never committed).
+    pub(crate) fn committed(&self, group: &str) -> Result<PartitionOffsets, TopicError> {
+        Ok(self.group(group)?.offsets)
+    }
+
+    /// The sink positions committed with the offsets of `group`.
+    pub(crate) fn positions(&self, group: &str) -> Result<SinkPositions, TopicError> {
+        Ok(self.group(group)?.positions)
     }
 
     /// Every group with committed offsets, from the group files (blocking I/O). A file that
@@ -153,8 +171,14 @@ impl GroupOffsets {
         Ok(groups)
     }
 
-    /// Durably merges `offsets` into the committed offsets of `group` (blocking I/O).
-    pub(crate) fn commit(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+    /// Durably merges `offsets` into the committed offsets of `group`, each with its position
+    /// in `positions` or none (blocking I/O).
+    pub(crate) fn commit(
+        &self,
+        group: &str,
+        offsets: &PartitionOffsets,
+        positions: &SinkPositions,
+    ) -> Result<(), TopicError> {
         if self.read_only {
             return Err(TopicError::Unavailable(format!(
                 "{} is opened read-only",
@@ -166,13 +190,20 @@ impl GroupOffsets {
             Some(current) => current.clone(),
             None => self.load(group)?,
         };
-        merged.extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
+        for (tp, o) in offsets {
+            merged.offsets.insert(tp.clone(), *o);
+            match positions.get(tp) {
+                Some(p) => merged.positions.insert(tp.clone(), p.clone()),
+                None => merged.positions.remove(tp),
+            };
+        }
         self.write(group, &merged)?;
         cache.insert(group.to_string(), merged);
         Ok(())
     }
 
-    /// Durably sets (`Some`) or removes (`None`) committed offsets of `group` (blocking I/O).
+    /// Durably sets (`Some`) or removes (`None`) committed offsets of `group`, removing their
+    /// sink positions (blocking I/O).
     pub(crate) fn alter(
         &self,
         group: &str,
@@ -186,12 +217,13 @@ impl GroupOffsets {
         for (tp, offset) in changes {
             match offset {
                 Some(o) => {
-                    merged.insert(tp.clone(), *o);
+                    merged.offsets.insert(tp.clone(), *o);
                 }
                 None => {
-                    merged.remove(tp);
+                    merged.offsets.remove(tp);
                 }
             }
+            merged.positions.remove(tp);
         }
         self.write(group, &merged)?;
         cache.insert(group.to_string(), merged);
@@ -211,7 +243,7 @@ impl GroupOffsets {
         Ok(())
     }
 
-    fn write(&self, group: &str, offsets: &PartitionOffsets) -> Result<(), TopicError> {
+    fn write(&self, group: &str, state: &Group) -> Result<(), TopicError> {
         let path = self.path(group)?;
         if !self.dir.exists() {
             fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
@@ -221,12 +253,14 @@ impl GroupOffsets {
         }
         let file = GroupFile {
             group: group.to_string(),
-            offsets: offsets
+            offsets: state
+                .offsets
                 .iter()
                 .map(|(tp, o)| Entry {
                     topic: tp.topic.clone(),
                     partition: tp.partition,
                     offset: *o,
+                    metadata: state.positions.get(tp).cloned(),
                 })
                 .collect(),
         };
@@ -264,11 +298,12 @@ mod tests {
             partition: p,
         };
         let groups = GroupOffsets::new(dir.path(), false);
+        let none = SinkPositions::new();
         groups
-            .commit("g/1", &PartitionOffsets::from([(tp(0), 5)]))
+            .commit("g/1", &PartitionOffsets::from([(tp(0), 5)]), &none)
             .unwrap();
         groups
-            .commit("g/1", &PartitionOffsets::from([(tp(1), 7)]))
+            .commit("g/1", &PartitionOffsets::from([(tp(1), 7)]), &none)
             .unwrap();
         let reopened = GroupOffsets::new(dir.path(), true);
         assert_eq!(
@@ -278,5 +313,48 @@ mod tests {
         assert!(reopened.committed("other").unwrap().is_empty());
         let text = fs::read_to_string(dir.path().join("__groups/g%2F1.json")).unwrap();
         assert!(text.contains("\"group\": \"g/1\""), "{text}");
+    }
+
+    #[test]
+    fn positions_are_stored_with_offsets_replaced_by_commits_and_cleared_by_alter() {
+        let dir = tempfile::tempdir().unwrap();
+        let tp = |p| TopicPartition {
+            topic: "t".to_string(),
+            partition: p,
+        };
+        let groups = GroupOffsets::new(dir.path(), false);
+        let both = PartitionOffsets::from([(tp(0), 5), (tp(1), 7)]);
+        groups
+            .commit(
+                "g",
+                &both,
+                &SinkPositions::from([(tp(0), "a".into()), (tp(1), "b".into())]),
+            )
+            .unwrap();
+        let reopened = GroupOffsets::new(dir.path(), true);
+        assert_eq!(
+            reopened.positions("g").unwrap(),
+            SinkPositions::from([(tp(0), "a".into()), (tp(1), "b".into())])
+        );
+        // A commit without a position for a partition removes its old one (Kafka semantics).
+        groups
+            .commit(
+                "g",
+                &PartitionOffsets::from([(tp(0), 6)]),
+                &SinkPositions::new(),
+            )
+            .unwrap();
+        assert_eq!(
+            reopened.positions("g").unwrap(),
+            SinkPositions::from([(tp(1), "b".into())])
+        );
+        groups.alter("g", &[(tp(1), Some(0))]).unwrap();
+        assert!(reopened.positions("g").unwrap().is_empty());
+        assert_eq!(
+            reopened.committed("g").unwrap(),
+            PartitionOffsets::from([(tp(0), 6), (tp(1), 0)])
+        );
+        let text = fs::read_to_string(dir.path().join("__groups/g.json")).unwrap();
+        assert!(!text.contains("metadata"), "{text}");
     }
 }

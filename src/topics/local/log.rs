@@ -386,13 +386,23 @@ impl Log {
         self.groups.committed(group)
     }
 
-    /// Durably merges `offsets` into the committed offsets of `group` (blocking file I/O).
+    /// The sink positions committed by `group` with its offsets.
+    pub(crate) fn committed_positions(
+        &self,
+        group: &str,
+    ) -> Result<crate::topics::SinkPositions, TopicError> {
+        self.groups.positions(group)
+    }
+
+    /// Durably merges `offsets`, with their sink `positions`, into the committed offsets of
+    /// `group` (blocking file I/O).
     pub(crate) fn commit_blocking(
         &self,
         group: &str,
         offsets: &PartitionOffsets,
+        positions: &crate::topics::SinkPositions,
     ) -> Result<(), TopicError> {
-        self.groups.commit(group, offsets)
+        self.groups.commit(group, offsets, positions)
     }
 
     /// Sets or removes committed offsets of `group` (blocking file I/O).
