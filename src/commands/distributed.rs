@@ -95,10 +95,13 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             .map_err(|e| startup(e.into()))?,
     );
     let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Distributed));
+    let worker_offsets = super::standalone::journaled_offsets(&topics, offsets.clone())
+        .await
+        .map_err(startup)?;
     let worker = Worker::new(
         worker_config.worker_settings(),
         plugins.clone(),
-        offsets.clone(),
+        worker_offsets,
         topics.backend(),
     )
     .with_metrics(metrics.clone());
