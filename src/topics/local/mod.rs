@@ -300,4 +300,6 @@ impl TopicBackend for LocalLog {
 }
 
 #[cfg(test)]
+mod crash_tests;
+#[cfg(test)]
 mod tests;
