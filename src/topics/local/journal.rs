@@ -1,8 +1,7 @@
 //! The commit journal, `<dir>/commit-journal.log`: what makes a source batch and its source
 //! offsets durable in one step (exactly-once sources on the embedded log).
 //!
-//! The writer appends one entry per round, after the round's partition fsyncs and before any of
-//! its deliveries resolve: the new end of every partition the round touched, and the source
+//! The writer appends one entry per round before any of its deliveries resolve: the new end of every partition the round touched, and the source
 //! offsets that the round's batches complete. An append counts only once its entry is in the
 //! journal, so at open each partition is cut back to its journaled end (a partition the journal
 //! does not name is cut to 0: it was created after the journal); the records cut were never
@@ -14,7 +13,11 @@
 //!     "offsets":[{"connector":..,"partition":{..},"offset":{..}|null}]}
 //! ```
 //!
-//! An incomplete last frame (a torn write) is cut; a complete frame with wrong contents stops
+//! The entry is written before and fsynced together with the round's partitions, so the last
+//! entry counts only when every partition it names holds its records up to the end it records
+//! (a crash may have made the entry durable but not all of the data); otherwise it is dropped.
+//! Every earlier entry's round had completed both fsyncs. An incomplete last frame (a torn
+//! write) is cut; a complete frame with wrong contents stops
 //! the open with an error naming file and position (cutting the partitions to an older state
 //! would drop acknowledged records). Once the file outgrows [`COMPACT_AT`] (or four times its
 //! last snapshot) it is replaced atomically by one entry holding the whole state.
@@ -154,14 +157,51 @@ pub(crate) fn path(dir: &Path) -> PathBuf {
 }
 
 /// What reading a journal found.
-#[derive(Debug)]
 pub(crate) struct Recovered {
-    /// The state after every complete entry.
+    /// The state after every complete entry but the last.
     pub(crate) state: JournalState,
+    /// The last complete entry (not applied yet) and where it starts: the writer fsyncs it
+    /// together with the round's partitions, so it counts only if their data reached the disk.
+    last: Option<(EntryOwned, u64)>,
     /// Bytes of complete entries.
     pub(crate) valid_len: u64,
     /// The file's length (more than `valid_len` after a torn write).
     pub(crate) file_len: u64,
+}
+
+impl Recovered {
+    /// The committed ends if the last entry counts.
+    pub(crate) fn ends_with_last(&self) -> BTreeMap<String, i64> {
+        let mut ends = self.state.ends.clone();
+        if let Some((last, _)) = &self.last {
+            ends.extend(last.ends.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        ends
+    }
+
+    /// The partition ends the last entry records; none when it cannot be dropped (it is the
+    /// first entry, a snapshot written when everything was durable already).
+    pub(crate) fn last_ends(&self) -> Option<&BTreeMap<String, i64>> {
+        self.last
+            .as_ref()
+            .filter(|(_, start)| *start > 0)
+            .map(|(last, _)| &last.ends)
+    }
+
+    /// Counts the last entry (its records are on disk).
+    pub(crate) fn accept_last(&mut self) {
+        if let Some((last, _)) = self.last.take() {
+            self.state.apply(last);
+        }
+    }
+
+    /// Drops the last entry: the crash came before its round's records were all durable, so
+    /// none of its batches was acknowledged.
+    pub(crate) fn reject_last(&mut self) {
+        if let Some((_, start)) = self.last.take() {
+            self.valid_len = start;
+        }
+    }
 }
 
 /// Reads the journal of `dir`; `None` when there is none.
@@ -173,6 +213,7 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
         Err(e) => return Err(io_error("cannot read", &path)(e)),
     };
     let mut state = JournalState::default();
+    let mut last = None;
     let mut pos = 0usize;
     while bytes.len() - pos >= HEADER {
         let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
@@ -205,11 +246,14 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
         }
         let entry: EntryOwned =
             serde_json::from_slice(body).map_err(|e| corrupt(format!("invalid entry: {e}")))?;
-        state.apply(entry);
+        if let Some((previous, _)) = last.replace((entry, pos as u64)) {
+            state.apply(previous);
+        }
         pos = end;
     }
     Ok(Some(Recovered {
         state,
+        last,
         valid_len: pos as u64,
         file_len: bytes.len() as u64,
     }))
@@ -309,13 +353,15 @@ impl Journal {
             .len())
     }
 
-    /// Makes one round durable: the partitions' new `ends` and the source `offsets` its
-    /// batches complete, in order. Returns after the fsync (or the atomic rewrite).
-    pub(crate) fn commit<'a>(
+    /// Writes the entry of one round: the partitions' new `ends` and the source `offsets` its
+    /// batches complete, in order. Not durable yet: [`Pending::Sync`] asks for
+    /// [`Self::sync`] (which may run while the partitions are fsynced), [`Pending::Rewrite`]
+    /// for [`Self::rewrite`] once the partitions are durable (the journal outgrew its bound).
+    pub(crate) fn write<'a>(
         &mut self,
         ends: &[(String, i64)],
         offsets: impl Iterator<Item = &'a SourceOffsets> + Clone,
-    ) -> Result<(), TopicError> {
+    ) -> Result<Pending, TopicError> {
         let entry = EntryRef {
             ends: ends.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
             offsets: offsets
@@ -346,23 +392,44 @@ impl Journal {
         }
         let grown = self.len + (HEADER + body.len()) as u64;
         if grown > COMPACT_AT.max(self.snapshot_len.saturating_mul(4)) {
-            self.file = rewrite(&self.dir, &self.path, &self.state)?;
-            self.len = self.file_len()?;
-            self.snapshot_len = self.len;
-            return Ok(());
+            return Ok(Pending::Rewrite);
         }
         self.buf.clear();
         frame(&mut self.buf, &body);
         self.file
             .write_all(&self.buf)
             .map_err(io_error("cannot write", &self.path))?;
+        self.len = grown;
+        Ok(Pending::Sync)
+    }
+
+    /// Makes the entries written durable.
+    pub(crate) fn sync(&self) -> Result<(), TopicError> {
         self.file
             .sync_data()
-            .map_err(io_error("cannot sync", &self.path))?;
-        self.len = grown;
+            .map_err(io_error("cannot sync", &self.path))
+    }
+
+    /// Replaces the journal by one snapshot of the whole state, durably. Only once everything
+    /// the state names is durable: a snapshot is never dropped at open.
+    pub(crate) fn rewrite(&mut self) -> Result<(), TopicError> {
+        self.file = rewrite(&self.dir, &self.path, &self.state)?;
+        self.len = self.file_len()?;
+        self.snapshot_len = self.len;
         Ok(())
     }
 }
+
+/// What [`Journal::write`] leaves to do once the round's partitions are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// The entry is appended: fsync the journal (may overlap the partitions' fsyncs).
+    Sync,
+    /// The journal is to be rewritten as a snapshot, after the partitions' fsyncs.
+    Rewrite,
+}
+
+impl Journal {}
 
 /// Replaces the journal with one entry holding `state` (temporary file, fsync, rename, fsync
 /// of the directory) and returns it opened for appending.

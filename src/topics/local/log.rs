@@ -131,8 +131,7 @@ impl Log {
             journal::remove(dir)?;
             None
         };
-        let committed = recovered.as_ref().map(|r| &r.state.ends);
-        let log = Self::load(dir, options, false, &clean, committed)?;
+        let (log, recovered) = Self::recover(dir, options, &clean, recovered)?;
         log.fit_group_offsets()?;
         // Durably gone before anything is appended: a stale checkpoint must never be trusted.
         checkpoint::remove(dir)?;
@@ -162,6 +161,67 @@ impl Log {
         .map_err(io_error("cannot start the writer of", dir))?;
         *log.enqueue.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
         Ok(log)
+    }
+
+    /// Loads the topics, each partition cut back to the end the commit journal records. The
+    /// journal's last entry counts only when the data it names is on disk (it was fsynced
+    /// together with it); otherwise the log is loaded again without it.
+    fn recover(
+        dir: &Path,
+        options: LocalLogOptions,
+        clean: &Checkpoint,
+        recovered: Option<journal::Recovered>,
+    ) -> Result<(Self, Option<journal::Recovered>), TopicError> {
+        let Some(mut r) = recovered else {
+            return Ok((Self::load(dir, options, false, clean, None)?, None));
+        };
+        let log = Self::load(
+            dir,
+            options.clone(),
+            false,
+            clean,
+            Some(&r.ends_with_last()),
+        )?;
+        let short = r.last_ends().and_then(|ends| {
+            ends.iter()
+                .find(|(name, end)| log.partition_end(name) < **end)
+                .map(|(name, end)| (name.clone(), *end))
+        });
+        let log = match short {
+            None => {
+                r.accept_last();
+                log
+            }
+            Some((name, end)) => {
+                tracing::warn!(
+                    partition = %name,
+                    journaled = end,
+                    end = log.partition_end(&name),
+                    "the last commit journal entry's records did not all reach the disk before the crash; dropping it (its batches were never acknowledged)"
+                );
+                drop(log);
+                r.reject_last();
+                Self::load(dir, options, false, clean, Some(&r.state.ends))?
+            }
+        };
+        for (name, end) in &r.state.ends {
+            let have = log.partition_end(name);
+            if have < *end {
+                tracing::warn!(partition = %name, committed = end, end = have, "the commit journal records more records than the partition holds: records acknowledged before were lost (a disk or file system that did not keep fsynced data?)");
+            }
+        }
+        Ok((log, Some(r)))
+    }
+
+    /// The end of partition `name` (`<topic>-<partition>`), 0 when there is no such partition.
+    fn partition_end(&self, name: &str) -> i64 {
+        let Some((topic, p)) = name.rsplit_once('-') else {
+            return 0;
+        };
+        self.topic(topic)
+            .zip(p.parse::<usize>().ok())
+            .and_then(|(t, p)| t.partitions.get(p).map(|p| p.end()))
+            .unwrap_or(0)
     }
 
     /// Moves committed offsets that lie beyond the end of their partition (records lost: a

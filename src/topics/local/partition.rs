@@ -279,9 +279,6 @@ impl Partition {
                 index,
             });
         }
-        if let Some(c) = committed.filter(|c| view.end < *c) {
-            tracing::warn!(dir = %dir.display(), committed = c, end = view.end, "the commit journal records more records than the partition holds: records acknowledged before were lost (a disk or file system that did not keep fsynced data?)");
-        }
         let write = match view.segments.last() {
             Some(last) if !read_only => Some(WriteState {
                 file: None,

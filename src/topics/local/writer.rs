@@ -3,8 +3,8 @@
 //! batches' deliveries. A pipelining producer thus gets many batches per fsync.
 //!
 //! With the commit journal (exactly-once sources), the round's new partition ends and the
-//! source offsets its batches complete are appended to the journal and fsynced after the
-//! partitions and before anything is published or acknowledged (`journal.rs`).
+//! source offsets its batches complete are appended to the journal, which is fsynced while the
+//! partitions are, before anything is published or acknowledged (`journal.rs`).
 //!
 //! After a failed write or fsync the writer refuses everything that follows (what reached the
 //! disk is unknown; the next open recovers by CRC).
@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit};
 
-use super::journal::Journal;
+use super::journal::{Journal, Pending};
 use super::partition::Partition;
 use crate::topics::{SourceOffsets, TopicError};
 
@@ -151,16 +151,40 @@ fn write_round(
             dirty.push(&chunk.partition);
         }
     }
-    for partition in &dirty {
-        partition.sync()?;
-    }
-    if let Some(journal) = journal {
-        let offsets = writes.iter().filter_map(|w| w.offsets.as_ref());
-        if !dirty.is_empty() || offsets.clone().next().is_some() {
+    let sync_partitions = || -> Result<(), TopicError> {
+        for partition in &dirty {
+            partition.sync()?;
+        }
+        Ok(())
+    };
+    let offsets = writes.iter().filter_map(|w| w.offsets.as_ref());
+    match journal {
+        Some(journal) if !dirty.is_empty() || offsets.clone().next().is_some() => {
             let ends: Vec<(String, i64)> =
                 dirty.iter().map(|p| (p.name(), p.written_end())).collect();
-            journal.commit(&ends, offsets)?;
+            match journal.write(&ends, offsets)? {
+                // The journal's fsync overlaps the partitions' (recovery checks the last entry
+                // against the data).
+                Pending::Sync => {
+                    let journal = &*journal;
+                    std::thread::scope(|scope| {
+                        let synced = scope.spawn(|| journal.sync());
+                        let partitions = sync_partitions();
+                        let journal = synced.join().unwrap_or_else(|_| {
+                            Err(TopicError::Other(
+                                "the commit journal's fsync panicked".to_string(),
+                            ))
+                        });
+                        partitions.and(journal)
+                    })?;
+                }
+                Pending::Rewrite => {
+                    sync_partitions()?;
+                    journal.rewrite()?;
+                }
+            }
         }
+        _ => sync_partitions()?,
     }
     for partition in &dirty {
         partition.publish();
