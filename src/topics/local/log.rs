@@ -182,9 +182,11 @@ impl Log {
             clean,
             Some(&r.ends_with_last()),
         )?;
-        let short = r.last_ends().and_then(|ends| {
+        // After a clean close everything was durable; a partition that is gone altogether (its
+        // directory removed by hand) says nothing about the last round.
+        let short = r.last_ends().filter(|_| clean.is_empty()).and_then(|ends| {
             ends.iter()
-                .find(|(name, end)| log.partition_end(name) < **end)
+                .find(|(name, end)| log.partition_end(name).is_some_and(|e| e < **end))
                 .map(|(name, end)| (name.clone(), *end))
         });
         let log = match short {
@@ -196,7 +198,7 @@ impl Log {
                 tracing::warn!(
                     partition = %name,
                     journaled = end,
-                    end = log.partition_end(&name),
+                    end = log.partition_end(&name).unwrap_or(0),
                     "the last commit journal entry's records did not all reach the disk before the crash; dropping it (its batches were never acknowledged)"
                 );
                 drop(log);
@@ -205,7 +207,7 @@ impl Log {
             }
         };
         for (name, end) in &r.state.ends {
-            let have = log.partition_end(name);
+            let have = log.partition_end(name).unwrap_or(0);
             if have < *end {
                 tracing::warn!(partition = %name, committed = end, end = have, "the commit journal records more records than the partition holds: records acknowledged before were lost (a disk or file system that did not keep fsynced data?)");
             }
@@ -213,15 +215,12 @@ impl Log {
         Ok((log, Some(r)))
     }
 
-    /// The end of partition `name` (`<topic>-<partition>`), 0 when there is no such partition.
-    fn partition_end(&self, name: &str) -> i64 {
-        let Some((topic, p)) = name.rsplit_once('-') else {
-            return 0;
-        };
+    /// The end of partition `name` (`<topic>-<partition>`), when there is such a partition.
+    fn partition_end(&self, name: &str) -> Option<i64> {
+        let (topic, p) = name.rsplit_once('-')?;
+        let p = p.parse::<usize>().ok()?;
         self.topic(topic)
-            .zip(p.parse::<usize>().ok())
-            .and_then(|(t, p)| t.partitions.get(p).map(|p| p.end()))
-            .unwrap_or(0)
+            .and_then(|t| t.partitions.get(p).map(|p| p.end()))
     }
 
     /// Moves committed offsets that lie beyond the end of their partition (records lost: a
