@@ -98,3 +98,59 @@ impl OffsetStore for JournaledOffsetStore {
         self.inner.put(connector, entries).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::FileOffsetStore;
+    use serde_json::json;
+
+    fn map(v: serde_json::Value) -> OffsetMap {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_journal_wins_over_an_older_file_and_alterations_go_to_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("offsets.json");
+        let p = Arc::new(map(json!({"filename": "in.txt"})));
+        {
+            let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
+            log.commit_source_offsets(SourceOffsets {
+                connector: "src".into(),
+                offsets: vec![(p.clone(), Some(map(json!({"position": 30}))))],
+            })
+            .await
+            .unwrap();
+            log.close().await;
+        }
+        let inner = Arc::new(FileOffsetStore::open(&file).unwrap());
+        inner
+            .put("src", vec![(p.clone(), Some(map(json!({"position": 10}))))])
+            .await
+            .unwrap();
+        let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
+        let store = JournaledOffsetStore::open(inner, log.clone())
+            .await
+            .unwrap();
+        assert_eq!(store.get("src", &p), Some(map(json!({"position": 30}))));
+        let on_disk = FileOffsetStore::open(&file).unwrap();
+        assert_eq!(
+            on_disk.get("src", &p),
+            Some(map(json!({"position": 30}))),
+            "the readable view was brought up to the journal at open"
+        );
+        // A flush of committed offsets touches the view only.
+        store
+            .put_committed("src", vec![(p.clone(), Some(map(json!({"position": 20}))))])
+            .await
+            .unwrap();
+        assert_eq!(store.get("src", &p), Some(map(json!({"position": 30}))));
+        // A reset goes to the journal and the view.
+        store.put("src", vec![(p.clone(), None)]).await.unwrap();
+        assert_eq!(store.get("src", &p), None);
+        assert!(store.connector_offsets("src").is_empty());
+        assert_eq!(FileOffsetStore::open(&file).unwrap().get("src", &p), None);
+        log.close().await;
+    }
+}
