@@ -118,7 +118,10 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         }));
     }
     let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Distributed));
-    let worker = Worker::new(settings, plugins.clone(), offsets.clone(), topics.backend())
+    let worker_offsets = super::standalone::journaled_offsets(&topics, offsets.clone())
+        .await
+        .map_err(startup)?;
+    let worker = Worker::new(settings, plugins.clone(), worker_offsets, topics.backend())
         .with_metrics(metrics.clone());
     let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);

@@ -20,7 +20,7 @@ use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
 use crate::plugins::PluginRegistry;
 use crate::progress::ProgressDisplay;
 use crate::rest::{AppState, RestServer, WorkerInfo};
-use crate::storage::FileOffsetStore;
+use crate::storage::{FileOffsetStore, JournaledOffsetStore, OffsetStore};
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
 use crate::topics::TopicBackend;
@@ -67,17 +67,15 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let cluster_id = topics.look_up_kafka_cluster_id();
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
+    let offsets = journaled_offsets(&topics, Arc::new(offsets))
+        .await
+        .map_err(startup)?;
     info!(offsets = %offsets_path.display(), "Standalone worker started.");
 
     let settings = worker_config.worker_settings();
     let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Standalone));
-    let worker = Worker::new(
-        settings,
-        plugins.clone(),
-        Arc::new(offsets),
-        topics.backend(),
-    )
-    .with_metrics(metrics.clone());
+    let worker = Worker::new(settings, plugins.clone(), offsets, topics.backend())
+        .with_metrics(metrics.clone());
     let board = worker.board();
     let worker_id = advertised_worker_id(&worker_config, rest_addr);
     let mut herder =
@@ -285,6 +283,24 @@ impl Topics {
         if let Self::Local(log) = self {
             log.close().await;
         }
+    }
+}
+
+/// The source offset store the worker uses: on the embedded log with exactly-once sources, the
+/// commit journal's offsets override `store`'s (and are copied into it at once when newer).
+pub(crate) async fn journaled_offsets(
+    topics: &Topics,
+    store: Arc<dyn OffsetStore>,
+) -> anyhow::Result<Arc<dyn OffsetStore>> {
+    match topics {
+        Topics::Local(log) if log.exactly_once_source() => Ok(Arc::new(
+            JournaledOffsetStore::open(store, log.clone())
+                .await
+                .context(
+                    "Could not bring the source offsets up to the embedded log's commit journal",
+                )?,
+        )),
+        _ => Ok(store),
     }
 }
 

@@ -351,6 +351,15 @@ pub fn common_worker_def() -> ConfigDef {
             )
             .validator(Validator::at_least(1.0)),
         )
+        .define(key(
+            "embedded.log.exactly.once.source",
+            Boolean,
+            Def::Value("true"),
+            Medium,
+            "connect-rs: commit each source batch's records and source offsets in one atomic \
+             step of the embedded log (its commit journal), so a source resumes exactly after \
+             the last durable batch; false: at-least-once, offsets only as flushed.",
+        ))
         .define(
             key(
                 "embedded.log.fetch.max.bytes",
@@ -821,6 +830,10 @@ impl WorkerConfig {
         options.max_in_flight_bytes =
             bytes("embedded.log.buffer.memory", options.max_in_flight_bytes);
         options.max_poll_bytes = bytes("embedded.log.fetch.max.bytes", options.max_poll_bytes);
+        options.exactly_once_source = self
+            .values
+            .boolean("embedded.log.exactly.once.source")
+            .unwrap_or(true);
         options
     }
 

@@ -4,6 +4,7 @@
 
 pub mod configs_file;
 pub mod internal;
+pub mod journaled_offsets;
 pub mod offsets_file;
 pub mod topic_log;
 pub mod topic_offsets;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use connect_api::OffsetMap;
 
+pub use journaled_offsets::JournaledOffsetStore;
 pub use offsets_file::FileOffsetStore;
 pub use topic_offsets::TopicOffsetStore;
 pub use topic_status::TopicStatusStore;
@@ -65,4 +67,13 @@ pub trait OffsetStore: Send + Sync {
     fn connector_offsets(&self, connector: &str) -> Vec<(OffsetMap, OffsetMap)>;
     /// Stores offsets; they are durable when this returns.
     async fn put(&self, connector: &str, entries: Vec<OffsetEntry>) -> Result<(), StorageError>;
+    /// Stores offsets a source task's producer already committed with their records (the
+    /// embedded log's commit journal): only the readable view is updated. Default: [`Self::put`].
+    async fn put_committed(
+        &self,
+        connector: &str,
+        entries: Vec<OffsetEntry>,
+    ) -> Result<(), StorageError> {
+        self.put(connector, entries).await
+    }
 }

@@ -177,6 +177,19 @@ impl TopicError {
 /// Resolves once every record of a batch is durable (embedded log: fsynced; Kafka: acks=all).
 pub type Delivery = BoxFuture<'static, Result<(), TopicError>>;
 
+/// The source offsets a batch of a source task completes: per source partition, the offset of
+/// its last record in the batch (`None` deletes the offset).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceOffsets {
+    /// The connector the offsets belong to.
+    pub connector: String,
+    /// (source partition, source offset) pairs, in submission order.
+    pub offsets: Vec<(
+        std::sync::Arc<connect_api::OffsetMap>,
+        Option<connect_api::OffsetMap>,
+    )>,
+}
+
 /// Appends records to topics.
 pub trait TopicProducer: Send + Sync {
     /// Queues a batch; records of one partition keep their order. The returned future resolves
@@ -185,6 +198,30 @@ pub trait TopicProducer: Send + Sync {
         &self,
         records: Vec<ProducerRecord>,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>>;
+
+    /// Whether [`Self::send_batch_with_offsets`] makes a batch and its source offsets durable
+    /// in one atomic step (the embedded log's commit journal), so a restart resumes exactly
+    /// after the last durable batch.
+    fn commits_source_offsets(&self) -> bool {
+        false
+    }
+
+    /// As [`Self::send_batch`], with the source offsets the batch completes, made durable
+    /// atomically with its records (`records` may be empty: the offsets alone are committed).
+    /// Batches are committed in the order they are queued, so the offsets of a durable batch
+    /// never run ahead of an earlier batch. Only when [`Self::commits_source_offsets`].
+    fn send_batch_with_offsets(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: SourceOffsets,
+    ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
+        let _ = (records, offsets);
+        Box::pin(async {
+            Err(TopicError::Other(
+                "this producer cannot commit source offsets with its records".to_string(),
+            ))
+        })
+    }
 }
 
 /// Reads topics as a member of a consumer group.

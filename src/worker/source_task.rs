@@ -2,6 +2,11 @@
 //!
 //! Offsets are stored only for the acknowledged prefix of each source partition
 //! ([`SubmittedRecords`]), every `offset.flush.interval.ms` and when the task stops.
+//!
+//! When the producer commits source offsets with their records (the embedded log's commit
+//! journal, exactly-once sources), every batch is sent with the offsets it completes, batches
+//! whose records were all dropped included; the flush then only refreshes the readable view
+//! ([`OffsetStore::put_committed`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +27,7 @@ use super::throughput::record_bytes;
 use super::tolerance::ErrorHandler;
 use super::transform_chain::TransformationChain;
 use crate::storage::{OffsetEntry, OffsetStore};
-use crate::topics::{TopicError, TopicProducer};
+use crate::topics::{SourceOffsets, TopicError, TopicProducer};
 
 /// Batches produced but not yet acknowledged, at most.
 const MAX_IN_FLIGHT_BATCHES: usize = 8;
@@ -175,6 +180,23 @@ impl SourceTaskRunner {
             transform_time.observe(polled_at, &self.activity.metrics);
             // Dead-lettered records are durable before their offsets can be committed.
             self.errors.flush().await?;
+            let journaled = self.producer.commits_source_offsets();
+            if records.is_empty() && journaled {
+                let commit = self.source_offsets(&offsets);
+                if !commit.offsets.is_empty() {
+                    // Every record was dropped or skipped: their offsets are committed alone.
+                    let id = state.submitted.submit(offsets);
+                    let delivery = self
+                        .producer
+                        .send_batch_with_offsets(Vec::new(), commit)
+                        .await?;
+                    let tx = state.ack_tx.clone();
+                    tokio::spawn(async move {
+                        let _ = tx.send((id, delivery.await));
+                    });
+                }
+                continue;
+            }
             if records.is_empty() {
                 // Every record was dropped or skipped: their offsets are committable at once.
                 if !offsets.is_empty() {
@@ -196,11 +218,19 @@ impl SourceTaskRunner {
                     last_topic = Some(&r.topic);
                 }
             }
+            let commit = journaled.then(|| self.source_offsets(&offsets));
             let id = state.submitted.submit(offsets);
             state.sent += records.len() as u64;
             self.report_uncommitted(state);
             let sent_at = std::time::Instant::now();
-            let delivery = self.producer.send_batch(records).await?;
+            let delivery = match commit {
+                Some(commit) => {
+                    self.producer
+                        .send_batch_with_offsets(records, commit)
+                        .await?
+                }
+                None => self.producer.send_batch(records).await?,
+            };
             let tx = state.ack_tx.clone();
             let produce_time = self.activity.metrics.source.produce_time.clone();
             tokio::spawn(async move {
@@ -243,6 +273,29 @@ impl SourceTaskRunner {
         Ok(())
     }
 
+    /// The source offsets a batch completes: per source partition, the offset of its last
+    /// record in the batch (records of sources that track no offsets are left out).
+    fn source_offsets(&self, batch: &[OffsetEntry]) -> SourceOffsets {
+        let mut last: Vec<&OffsetEntry> = Vec::new();
+        for entry in batch {
+            match last
+                .iter_mut()
+                .find(|(p, _)| Arc::ptr_eq(p, &entry.0) || **p == *entry.0)
+            {
+                Some(slot) => *slot = entry,
+                None => last.push(entry),
+            }
+        }
+        SourceOffsets {
+            connector: self.connector.clone(),
+            offsets: last
+                .into_iter()
+                .filter(|(_, offset)| offset.is_some())
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Tells the activity cell how many records sent have no stored offsets yet.
     fn report_uncommitted(&self, state: &LoopState) {
         let pending = state.sent.saturating_sub(state.stored);
@@ -260,7 +313,13 @@ impl SourceTaskRunner {
             return Ok(());
         }
         let started = std::time::Instant::now();
-        let stored = self.offsets.put(&self.connector, entries.clone()).await;
+        let stored = if self.producer.commits_source_offsets() {
+            self.offsets
+                .put_committed(&self.connector, entries.clone())
+                .await
+        } else {
+            self.offsets.put(&self.connector, entries.clone()).await
+        };
         let metrics = &self.activity.metrics;
         metrics
             .offset_commit_time

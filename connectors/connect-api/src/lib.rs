@@ -24,8 +24,7 @@ pub use config_def::{
 };
 pub use connector::{
     ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask,
-    SinkTaskContext,
-    SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
+    SinkTaskContext, SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
 };
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};
 pub use error::{ConnectError, Result};

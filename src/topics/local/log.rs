@@ -10,6 +10,7 @@ use tokio::sync::{oneshot, watch, Semaphore};
 
 use super::checkpoint::{self, Checkpoint};
 use super::group_offsets::{GroupOffsets, GROUPS_DIR};
+use super::journal::{self, CommittedOffsets, Journal, JournalState};
 use super::partition::Partition;
 use super::reader::Cursor;
 use super::writer::{self, Command};
@@ -46,6 +47,8 @@ pub(crate) struct Log {
     pub(crate) in_flight: Arc<Semaphore>,
     /// Why the writer stopped accepting batches, after an I/O failure.
     pub(crate) poisoned: Arc<Mutex<Option<String>>>,
+    /// The source offsets committed in the commit journal (kept current by the writer).
+    pub(crate) source_offsets: Arc<Mutex<CommittedOffsets>>,
 }
 
 /// Checks a topic name as Kafka does: 1 to 249 of `[A-Za-z0-9._-]`, neither `.` nor `..`.
@@ -121,10 +124,31 @@ impl Log {
             Err(fs::TryLockError::Error(e)) => return Err(io_error("cannot lock", &lock_path)(e)),
         }
         let clean = checkpoint::read(dir);
-        let log = Self::load(dir, options, false, &clean)?;
+        let recovered = if options.exactly_once_source {
+            journal::read(dir)?
+        } else {
+            // Stale once records are appended without it: never to be trusted again.
+            journal::remove(dir)?;
+            None
+        };
+        let (log, recovered) = Self::recover(dir, options, &clean, recovered)?;
         log.fit_group_offsets()?;
         // Durably gone before anything is appended: a stale checkpoint must never be trusted.
         checkpoint::remove(dir)?;
+        let journal = if log.options.exactly_once_source {
+            let mut state = JournalState::default();
+            for partition in log.partitions() {
+                state.ends.insert(partition.name(), partition.end());
+            }
+            Some(Journal::open(
+                dir,
+                recovered,
+                state,
+                log.source_offsets.clone(),
+            )?)
+        } else {
+            None
+        };
         let (tx, rx) = mpsc::channel();
         writer::spawn(
             rx,
@@ -132,10 +156,71 @@ impl Log {
             log.changes.clone(),
             log.poisoned.clone(),
             Some(lock),
+            journal,
         )
         .map_err(io_error("cannot start the writer of", dir))?;
         *log.enqueue.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
         Ok(log)
+    }
+
+    /// Loads the topics, each partition cut back to the end the commit journal records. The
+    /// journal's last entry counts only when the data it names is on disk (it was fsynced
+    /// together with it); otherwise the log is loaded again without it.
+    fn recover(
+        dir: &Path,
+        options: LocalLogOptions,
+        clean: &Checkpoint,
+        recovered: Option<journal::Recovered>,
+    ) -> Result<(Self, Option<journal::Recovered>), TopicError> {
+        let Some(mut r) = recovered else {
+            return Ok((Self::load(dir, options, false, clean, None)?, None));
+        };
+        let log = Self::load(
+            dir,
+            options.clone(),
+            false,
+            clean,
+            Some(&r.ends_with_last()),
+        )?;
+        // After a clean close everything was durable; a partition that is gone altogether (its
+        // directory removed by hand) says nothing about the last round.
+        let short = r.last_ends().filter(|_| clean.is_empty()).and_then(|ends| {
+            ends.iter()
+                .find(|(name, end)| log.partition_end(name).is_some_and(|e| e < **end))
+                .map(|(name, end)| (name.clone(), *end))
+        });
+        let log = match short {
+            None => {
+                r.accept_last();
+                log
+            }
+            Some((name, end)) => {
+                tracing::warn!(
+                    partition = %name,
+                    journaled = end,
+                    end = log.partition_end(&name).unwrap_or(0),
+                    "the last commit journal entry's records did not all reach the disk before the crash; dropping it (its batches were never acknowledged)"
+                );
+                drop(log);
+                r.reject_last();
+                Self::load(dir, options, false, clean, Some(&r.state.ends))?
+            }
+        };
+        for (name, end) in &r.state.ends {
+            let have = log.partition_end(name).unwrap_or(0);
+            if have < *end {
+                tracing::warn!(partition = %name, committed = end, end = have, "the commit journal records more records than the partition holds: records acknowledged before were lost (a disk or file system that did not keep fsynced data?)");
+            }
+        }
+        Ok((log, Some(r)))
+    }
+
+    /// The end of partition `name` (`<topic>-<partition>`), when there is such a partition.
+    fn partition_end(&self, name: &str) -> Option<i64> {
+        let (topic, p) = name.rsplit_once('-')?;
+        let p = p.parse::<usize>().ok()?;
+        self.topic(topic)
+            .and_then(|t| t.partitions.get(p).map(|p| p.end()))
     }
 
     /// Moves committed offsets that lie beyond the end of their partition (records lost: a
@@ -183,7 +268,17 @@ impl Log {
                 dir.display()
             )));
         }
-        Self::load(dir, LocalLogOptions::new(1), true, &Checkpoint::new())
+        Self::load(dir, LocalLogOptions::new(1), true, &Checkpoint::new(), None)
+    }
+
+    /// Every partition of every topic.
+    fn partitions(&self) -> Vec<Arc<Partition>> {
+        self.topics
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .flat_map(|t| t.partitions.iter().cloned())
+            .collect()
     }
 
     fn load(
@@ -191,6 +286,7 @@ impl Log {
         options: LocalLogOptions,
         read_only: bool,
         clean: &Checkpoint,
+        committed: Option<&BTreeMap<String, i64>>,
     ) -> Result<Self, TopicError> {
         let log = Self {
             dir: dir.to_path_buf(),
@@ -205,19 +301,26 @@ impl Log {
                 options.max_in_flight_bytes.clamp(1, u32::MAX as usize),
             )),
             poisoned: Arc::new(Mutex::new(None)),
+            source_offsets: Arc::default(),
             options,
         };
-        log.load_topics(clean)?;
+        log.load_topics(clean, committed)?;
         Ok(log)
     }
 
     /// Read-only: loads new topics and picks up appends to known ones.
     pub(crate) fn refresh_topics(&self) -> Result<(), TopicError> {
-        self.load_topics(&Checkpoint::new())
+        self.load_topics(&Checkpoint::new(), None)
     }
 
     /// Loads topics not known yet (all of them at open) and, read-only, refreshes known ones.
-    fn load_topics(&self, clean: &Checkpoint) -> Result<(), TopicError> {
+    /// `committed`: the partition ends the commit journal records (a partition it does not
+    /// name was created after it and has no committed record).
+    fn load_topics(
+        &self,
+        clean: &Checkpoint,
+        committed: Option<&BTreeMap<String, i64>>,
+    ) -> Result<(), TopicError> {
         let found = list_topic_dirs(&self.dir)?;
         let mut added = false;
         for (name, max) in found {
@@ -233,12 +336,14 @@ impl Log {
             for p in 0..=max {
                 let dir_name = format!("{name}-{p}");
                 let hint = clean.get(&dir_name).copied();
+                let end = committed.map(|ends| ends.get(&dir_name).copied().unwrap_or(0));
                 partitions.push(Arc::new(Partition::open(
                     self.dir.join(dir_name),
                     &name,
                     p as i32,
                     self.read_only,
                     hint,
+                    end,
                 )?));
             }
             let topic = Arc::new(Topic {
@@ -336,7 +441,7 @@ impl Log {
         for p in 0..count {
             let path = self.dir.join(format!("{name}-{p}"));
             partitions.push(Arc::new(Partition::open(
-                path, name, p as i32, false, None,
+                path, name, p as i32, false, None, None,
             )?));
         }
         let topic = Arc::new(Topic {

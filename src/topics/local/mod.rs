@@ -8,13 +8,17 @@
 //! <dir>/__groups/<group>.json              committed offsets of a consumer group
 //! <dir>/__topics/<topic>.json              configs of a topic created with configs (internal.rs)
 //! <dir>/clean-shutdown.json                last segment of each partition, written by close()
+//! <dir>/commit-journal.log                 committed partition ends and source offsets
 //! ```
 //!
 //! Records are appended by one writer thread that group-commits: it writes every queued batch,
 //! fsyncs once per touched partition, and only then acknowledges the batches and shows the
 //! records to consumers (see `writer.rs`). Frames are length-prefixed and CRC-checked
 //! (`segment.rs`); at open the last segment of each partition is scanned and a torn tail cut,
-//! unless the previous run closed cleanly (`checkpoint.rs`). Dropping a log without
+//! unless the previous run closed cleanly (`checkpoint.rs`). With exactly-once sources (the
+//! default) every round is also recorded in the commit journal with the source offsets its
+//! batches complete, and at open each partition is cut back to its journaled end
+//! (`journal.rs`). Dropping a log without
 //! [`LocalLog::close`] lets the writer finish what is queued and release the lock on its own.
 
 mod checkpoint;
@@ -22,6 +26,7 @@ mod consumer;
 mod group_offsets;
 mod index;
 mod internal;
+mod journal;
 mod log;
 mod partition;
 pub mod partitioner;
@@ -66,6 +71,9 @@ pub struct LocalLogOptions {
     pub max_in_flight_bytes: usize,
     /// Bytes of record data one consumer poll returns at most (at least one record).
     pub max_poll_bytes: usize,
+    /// Exactly-once sources: the commit journal records every round with the source offsets
+    /// its batches complete (`embedded.log.exactly.once.source`).
+    pub exactly_once_source: bool,
 }
 
 impl LocalLogOptions {
@@ -76,6 +84,7 @@ impl LocalLogOptions {
             segment_bytes: DEFAULT_SEGMENT_BYTES,
             max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
             max_poll_bytes: DEFAULT_MAX_POLL_BYTES,
+            exactly_once_source: true,
         }
     }
 }
@@ -198,6 +207,57 @@ impl LocalLog {
         LocalConsumer::new(self.log.clone(), group, member, members)
     }
 
+    /// Whether batches and their source offsets are committed together (the commit journal,
+    /// `embedded.log.exactly.once.source`).
+    pub fn exactly_once_source(&self) -> bool {
+        self.log.options.exactly_once_source && !self.log.read_only
+    }
+
+    /// The source offset of `partition` of `connector` committed in the commit journal, if it
+    /// holds one (newer than, or equal to, the offset flushed to the offsets file or topic).
+    pub fn committed_source_offset(
+        &self,
+        connector: &str,
+        partition: &connect_api::OffsetMap,
+    ) -> Option<connect_api::OffsetMap> {
+        self.log
+            .source_offsets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&journal::offset_key(connector, partition))
+            .map(|(_, offset)| offset.clone())
+    }
+
+    /// Every (connector, source partition, source offset) committed in the commit journal.
+    pub fn committed_source_offsets(
+        &self,
+    ) -> Vec<(String, connect_api::OffsetMap, connect_api::OffsetMap)> {
+        self.log
+            .source_offsets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|((connector, _), (partition, offset))| {
+                (connector.clone(), partition.clone(), offset.clone())
+            })
+            .collect()
+    }
+
+    /// Commits source offsets of `connector` to the commit journal without records (offsets
+    /// altered or reset over the REST API), durably when this returns.
+    ///
+    /// # Errors
+    /// When the log has no commit journal, is closed or cannot write.
+    pub async fn commit_source_offsets(
+        &self,
+        offsets: super::SourceOffsets,
+    ) -> Result<(), TopicError> {
+        LocalProducer::new(self.log.clone())
+            .send_batch_with_offsets(Vec::new(), offsets)
+            .await?
+            .await
+    }
+
     /// Stops accepting batches, waits until everything queued before is durable, stops the
     /// writer, records a clean-shutdown checkpoint (so the next open need not scan) and
     /// releases the directory lock. Later sends fail with `Unavailable`. Dropping the log
@@ -239,5 +299,7 @@ impl TopicBackend for LocalLog {
     }
 }
 
+#[cfg(test)]
+mod crash_tests;
 #[cfg(test)]
 mod tests;

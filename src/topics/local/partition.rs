@@ -90,6 +90,8 @@ struct Scan {
     problem: Option<String>,
     /// The frame at `valid_len` is complete but wrong (not merely cut short).
     corrupt: bool,
+    /// The scan stopped at the committed end (the commit journal's), not at a problem.
+    uncommitted: bool,
 }
 
 impl Scan {
@@ -131,14 +133,26 @@ fn file_len(path: &Path) -> std::io::Result<u64> {
     Ok(fs::metadata(path)?.len())
 }
 
-/// Scans `path` from (`pos`, `offset`) over valid frames with consecutive offsets.
-fn scan(path: &Path, pos: u64, offset: i64, index: &SparseIndex) -> Result<Scan, TopicError> {
+/// Scans `path` from (`pos`, `offset`) over valid frames with consecutive offsets, stopping
+/// before offset `stop_at`.
+fn scan(
+    path: &Path,
+    pos: u64,
+    offset: i64,
+    index: &SparseIndex,
+    stop_at: i64,
+) -> Result<Scan, TopicError> {
     let file_len = fs::metadata(path)
         .map_err(io_error("cannot stat", path))?
         .len();
     let mut reader = SegmentReader::open(path, pos).map_err(io_error("cannot open", path))?;
     let mut next_offset = offset;
+    let mut uncommitted = false;
     let (problem, corrupt) = loop {
+        if next_offset >= stop_at {
+            uncommitted = reader.position() < file_len;
+            break (None, false);
+        }
         match reader
             .next(file_len)
             .map_err(io_error("cannot read", path))?
@@ -164,20 +178,39 @@ fn scan(path: &Path, pos: u64, offset: i64, index: &SparseIndex) -> Result<Scan,
         file_len,
         problem,
         corrupt,
+        uncommitted,
     })
 }
 
 impl Partition {
     /// Opens (writable: creates, recovers) the partition stored in `dir`. `clean` is the state
     /// of the last segment at a clean shutdown, trusted when the file still has that length.
+    /// `committed` (writable only) is the end the commit journal records: what lies beyond it
+    /// was appended by a round the journal never recorded (never acknowledged) and is cut.
     pub(crate) fn open(
         dir: PathBuf,
         topic: &str,
         partition: i32,
         read_only: bool,
         clean: Option<LastSegment>,
+        committed: Option<i64>,
     ) -> Result<Self, TopicError> {
         let mut bases = list_segments(&dir)?;
+        let committed = committed.filter(|_| !read_only);
+        let stop_at = committed.unwrap_or(i64::MAX);
+        let mut removed = false;
+        // Segments that start beyond the committed end hold only uncommitted records.
+        while bases.len() > 1 && bases.last().is_some_and(|b| *b > stop_at) {
+            if let Some(base) = bases.pop() {
+                let path = dir.join(segment::file_name(base));
+                tracing::warn!(path = %path.display(), committed = stop_at, "removing a segment of records the commit journal never recorded (appended before a crash, never acknowledged)");
+                fs::remove_file(&path).map_err(io_error("cannot remove", &path))?;
+                removed = true;
+            }
+        }
+        if removed {
+            sync_dir(&dir)?;
+        }
         if bases.is_empty() && !read_only {
             fs::create_dir_all(&dir).map_err(io_error("cannot create", &dir))?;
             let path = dir.join(segment::file_name(0));
@@ -200,17 +233,25 @@ impl Partition {
                 fs::metadata(&path)
                     .map_err(io_error("cannot stat", &path))?
                     .len()
-            } else if let Some(clean) =
-                clean.filter(|c| c.base == base && file_len(&path).ok() == Some(c.len))
-            {
+            } else if let Some(clean) = clean.filter(|c| {
+                c.base == base && c.end <= stop_at && file_len(&path).ok() == Some(c.len)
+            }) {
                 view.end = clean.end;
                 clean.len
             } else {
-                let scan = scan(&path, 0, base, &index)?;
+                let scan = scan(&path, 0, base, &index, stop_at)?;
                 if read_only {
                     view.damage = scan.damage(&path);
                 }
-                if scan.valid_len < scan.file_len && !read_only {
+                if scan.uncommitted && !read_only {
+                    tracing::warn!(
+                        path = %path.display(),
+                        committed = stop_at,
+                        cut_bytes = scan.file_len - scan.valid_len,
+                        "cutting records the commit journal never recorded (appended before a crash, never acknowledged)"
+                    );
+                }
+                if scan.valid_len < scan.file_len && !read_only && !scan.uncommitted {
                     tracing::warn!(
                         path = %path.display(),
                         valid_bytes = scan.valid_len,
@@ -218,6 +259,8 @@ impl Partition {
                         reason = scan.problem.as_deref().unwrap_or("trailing bytes"),
                         "cutting the torn tail of the embedded log"
                     );
+                }
+                if scan.valid_len < scan.file_len && !read_only {
                     let file = OpenOptions::new()
                         .write(true)
                         .open(&path)
@@ -258,6 +301,16 @@ impl Partition {
             view: RwLock::new(view),
             write: Mutex::new(write),
         })
+    }
+
+    /// The directory name, `<topic>-<partition>` (how the commit journal names the partition).
+    pub(crate) fn name(&self) -> String {
+        format!("{}-{}", self.topic, self.partition)
+    }
+
+    /// Writer thread: the end offset after everything appended so far (durable or not).
+    pub(crate) fn written_end(&self) -> i64 {
+        self.write_state().as_ref().map_or(0, |w| w.next)
     }
 
     /// The durable state of the last segment (for the clean-shutdown checkpoint).
@@ -340,7 +393,7 @@ impl Partition {
             } else {
                 (0, segment.base)
             };
-            let scan = scan(&segment.path, pos, offset, &segment.index)?;
+            let scan = scan(&segment.path, pos, offset, &segment.index, i64::MAX)?;
             damage = scan.damage(&segment.path);
             view.segments[i].len = scan.valid_len;
             end = scan.next_offset;

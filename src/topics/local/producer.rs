@@ -14,7 +14,7 @@ use super::partition::Partition;
 use super::partitioner::partition_for_key;
 use super::segment::{self, FRAME_HEADER, MAX_BODY};
 use super::writer::{Chunk, Command};
-use crate::topics::{Delivery, ProducerRecord, TopicError, TopicProducer};
+use crate::topics::{Delivery, ProducerRecord, SourceOffsets, TopicError, TopicProducer};
 
 /// Appends records to a [`LocalLog`](super::LocalLog); cheap to share (all state lives in the log).
 #[derive(Debug, Clone)]
@@ -35,10 +35,21 @@ impl LocalProducer {
         Self { log }
     }
 
-    async fn send(&self, records: Vec<ProducerRecord>) -> Result<Delivery, TopicError> {
+    /// Queues `records` (and the source `offsets` they complete, for the commit journal).
+    async fn send(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: Option<SourceOffsets>,
+    ) -> Result<Delivery, TopicError> {
         let log = &self.log;
-        if records.is_empty() {
+        if records.is_empty() && offsets.is_none() {
             return Ok(Box::pin(async { Ok(()) }));
+        }
+        if offsets.is_some() && !log.options.exactly_once_source {
+            return Err(TopicError::Other(format!(
+                "the embedded log {} has no commit journal (embedded.log.exactly.once.source=false)",
+                log.dir.display()
+            )));
         }
         if log.read_only {
             return Err(TopicError::Unavailable(format!(
@@ -114,6 +125,7 @@ impl LocalProducer {
                 .collect();
             tx.send(Command::Write {
                 chunks,
+                offsets,
                 done,
                 permit,
             })
@@ -186,6 +198,18 @@ impl TopicProducer for LocalProducer {
         &self,
         records: Vec<ProducerRecord>,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
-        Box::pin(self.send(records))
+        Box::pin(self.send(records, None))
+    }
+
+    fn commits_source_offsets(&self) -> bool {
+        self.log.options.exactly_once_source && !self.log.read_only
+    }
+
+    fn send_batch_with_offsets(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: SourceOffsets,
+    ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
+        Box::pin(self.send(records, Some(offsets)))
     }
 }

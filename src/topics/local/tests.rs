@@ -39,6 +39,15 @@ fn values(records: &[ConsumedRecord]) -> Vec<String> {
         .collect()
 }
 
+/// Options without the commit journal: a torn tail is cut frame by frame (with the journal a
+/// round the crash interrupted is dropped whole, see `crash_tests.rs`).
+fn at_least_once() -> LocalLogOptions {
+    LocalLogOptions {
+        exactly_once_source: false,
+        ..LocalLogOptions::new(1)
+    }
+}
+
 async fn send(log: &LocalLog, records: Vec<ProducerRecord>) {
     let delivery = log
         .producer(&ClientSpec::default())
@@ -227,7 +236,7 @@ async fn a_clean_shutdown_checkpoint_is_used_once() {
 #[tokio::test]
 async fn a_truncated_tail_is_cut_at_reopen_and_appends_continue() {
     let dir = tempfile::tempdir().unwrap();
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     send_numbered(&log, "t", "v", 5, 5).await;
     log.close().await;
     drop(log);
@@ -238,7 +247,7 @@ async fn a_truncated_tail_is_cut_at_reopen_and_appends_continue() {
     file.set_len(len - 3).unwrap();
     drop(file);
 
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     assert_eq!(end_offsets(&log, "t"), vec![4]);
     let cut_len = std::fs::metadata(&path).unwrap().len();
     assert!(
@@ -254,7 +263,7 @@ async fn a_truncated_tail_is_cut_at_reopen_and_appends_continue() {
     );
     log.close().await;
     drop(log);
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     assert_eq!(
         values(&log.read(&tp("t", 0), 0, 100).unwrap()),
         ["v0", "v1", "v2", "v3", "w0", "w1"]
@@ -264,7 +273,7 @@ async fn a_truncated_tail_is_cut_at_reopen_and_appends_continue() {
 #[tokio::test]
 async fn a_corrupt_last_frame_is_cut_at_reopen() {
     let dir = tempfile::tempdir().unwrap();
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     send_numbered(&log, "t", "v", 3, 3).await;
     log.close().await;
     drop(log);
@@ -280,7 +289,7 @@ async fn a_corrupt_last_frame_is_cut_at_reopen() {
     assert_eq!(values(&ro.read(&tp("t", 0), 0, 100).unwrap()), ["v0", "v1"]);
     assert_eq!(std::fs::metadata(&path).unwrap().len(), bytes.len() as u64);
 
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     assert_eq!(end_offsets(&log, "t"), vec![2]);
     send_numbered(&log, "t", "x", 1, 1).await;
     let read = log.read(&tp("t", 0), 0, 100).unwrap();
@@ -728,7 +737,7 @@ async fn a_corrupt_record_in_the_last_segment_is_an_error_for_readers_not_the_en
 #[tokio::test]
 async fn committed_offsets_beyond_a_cut_log_move_to_its_end_at_open() {
     let dir = tempfile::tempdir().unwrap();
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     send_numbered(&log, "t", "value-", 10, 10).await;
     let mut consumer = log.consumer("g", 0, 1);
     consumer
@@ -751,7 +760,7 @@ async fn committed_offsets_beyond_a_cut_log_move_to_its_end_at_open() {
         .set_len(at as u64)
         .unwrap();
 
-    let log = LocalLog::open(dir.path(), 1).unwrap();
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
     assert_eq!(end_offsets(&log, "t"), vec![7]);
     assert_eq!(
         log.committed("g").unwrap(),

@@ -2,6 +2,10 @@
 //! partition once, publishes the new durable ends to readers, and only then resolves the
 //! batches' deliveries. A pipelining producer thus gets many batches per fsync.
 //!
+//! With the commit journal (exactly-once sources), the round's new partition ends and the
+//! source offsets its batches complete are appended to the journal, which is fsynced while the
+//! partitions are, before anything is published or acknowledged (`journal.rs`).
+//!
 //! After a failed write or fsync the writer refuses everything that follows (what reached the
 //! disk is unknown; the next open recovers by CRC).
 
@@ -12,8 +16,9 @@ use std::thread::JoinHandle;
 
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit};
 
+use super::journal::{Journal, Pending};
 use super::partition::Partition;
-use crate::topics::TopicError;
+use crate::topics::{SourceOffsets, TopicError};
 
 /// Encoded frames of consecutive offsets `first..first + count` of one partition.
 pub(crate) struct Chunk {
@@ -28,6 +33,8 @@ pub(crate) enum Command {
     /// Append a producer batch; `done` resolves once it is durable.
     Write {
         chunks: Vec<Chunk>,
+        /// The source offsets the batch completes, committed with it (commit journal only).
+        offsets: Option<SourceOffsets>,
         done: oneshot::Sender<Result<(), TopicError>>,
         /// Released once the batch is durable (bounds the bytes in flight).
         permit: OwnedSemaphorePermit,
@@ -44,14 +51,16 @@ pub(crate) fn spawn(
     changes: Arc<watch::Sender<u64>>,
     poisoned: Arc<Mutex<Option<String>>>,
     lock: Option<File>,
+    journal: Option<Journal>,
 ) -> std::io::Result<JoinHandle<()>> {
     std::thread::Builder::new()
         .name("embedded-log-writer".to_string())
-        .spawn(move || run(rx, segment_bytes, &changes, &poisoned, lock))
+        .spawn(move || run(rx, segment_bytes, &changes, &poisoned, lock, journal))
 }
 
 struct Write {
     chunks: Vec<Chunk>,
+    offsets: Option<SourceOffsets>,
     done: oneshot::Sender<Result<(), TopicError>>,
     _permit: OwnedSemaphorePermit,
 }
@@ -62,6 +71,7 @@ fn run(
     changes: &watch::Sender<u64>,
     poisoned: &Mutex<Option<String>>,
     mut lock: Option<File>,
+    mut journal: Option<Journal>,
 ) {
     let mut failure: Option<String> = None;
     while let Ok(first) = rx.recv() {
@@ -72,10 +82,12 @@ fn run(
             match c {
                 Command::Write {
                     chunks,
+                    offsets,
                     done,
                     permit,
                 } => writes.push(Write {
                     chunks,
+                    offsets,
                     done,
                     _permit: permit,
                 }),
@@ -89,7 +101,9 @@ fn run(
         if !writes.is_empty() {
             let result = match &failure {
                 Some(f) => Err(f.clone()),
-                None => write_round(&writes, segment_bytes).map_err(|e| e.to_string()),
+                None => {
+                    write_round(&writes, segment_bytes, journal.as_mut()).map_err(|e| e.to_string())
+                }
             };
             match result {
                 Ok(()) => {
@@ -121,8 +135,13 @@ fn run(
     }
 }
 
-/// Appends every chunk, fsyncs each touched partition once, then publishes them.
-fn write_round(writes: &[Write], segment_bytes: u64) -> Result<(), TopicError> {
+/// Appends every chunk, fsyncs each touched partition once, commits the round to the journal
+/// (when there is one), then publishes the partitions.
+fn write_round(
+    writes: &[Write],
+    segment_bytes: u64,
+    journal: Option<&mut Journal>,
+) -> Result<(), TopicError> {
     let mut dirty: Vec<&Arc<Partition>> = Vec::new();
     for chunk in writes.iter().flat_map(|w| &w.chunks) {
         if chunk
@@ -132,8 +151,40 @@ fn write_round(writes: &[Write], segment_bytes: u64) -> Result<(), TopicError> {
             dirty.push(&chunk.partition);
         }
     }
-    for partition in &dirty {
-        partition.sync()?;
+    let sync_partitions = || -> Result<(), TopicError> {
+        for partition in &dirty {
+            partition.sync()?;
+        }
+        Ok(())
+    };
+    let offsets = writes.iter().filter_map(|w| w.offsets.as_ref());
+    match journal {
+        Some(journal) if !dirty.is_empty() || offsets.clone().next().is_some() => {
+            let ends: Vec<(String, i64)> =
+                dirty.iter().map(|p| (p.name(), p.written_end())).collect();
+            match journal.write(&ends, offsets)? {
+                // The journal's fsync overlaps the partitions' (recovery checks the last entry
+                // against the data).
+                Pending::Sync => {
+                    let journal = &*journal;
+                    std::thread::scope(|scope| {
+                        let synced = scope.spawn(|| journal.sync());
+                        let partitions = sync_partitions();
+                        let journal = synced.join().unwrap_or_else(|_| {
+                            Err(TopicError::Other(
+                                "the commit journal's fsync panicked".to_string(),
+                            ))
+                        });
+                        partitions.and(journal)
+                    })?;
+                }
+                Pending::Rewrite => {
+                    sync_partitions()?;
+                    journal.rewrite()?;
+                }
+            }
+        }
+        _ => sync_partitions()?,
     }
     for partition in &dirty {
         partition.publish();
