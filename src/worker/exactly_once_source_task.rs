@@ -19,8 +19,8 @@ use tracing::{debug, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::exactly_once::TransactionBoundary;
-use super::record_converters::{split, RecordConverters};
-use super::record_pipeline::{source_record as source_record_stages, StageTime};
+use super::record_converters::RecordConverters;
+use super::record_pipeline::source_batch;
 use super::throughput::record_bytes;
 use super::tolerance::ErrorHandler;
 use super::transform_chain::TransformationChain;
@@ -167,40 +167,20 @@ impl ExactlyOnceSourceTaskRunner {
                 self.activity.set_unavailable(self.task.input_unavailable());
                 continue;
             }
-            let metrics = &self.activity.metrics;
-            let polled_at = std::time::Instant::now();
-            metrics
-                .source
-                .poll_batch_time
-                .observe((polled_at - poll_started).as_secs_f64());
-            #[allow(clippy::cast_precision_loss)]
-            metrics.batch_size.observe(batch.len() as f64);
-            self.activity.busy();
-            self.activity.set_unavailable(None);
-            let polled = u64::try_from(batch.len()).unwrap_or(u64::MAX);
-            self.activity.inflow.add("polled", polled, 0);
-            let mut records = Vec::with_capacity(batch.len());
-            let mut transform_time = StageTime::default();
-            for source_record in batch {
-                let (offset, record) = split(source_record);
-                // A record dropped by a transform, or skipped after an error, still advances
-                // its source offset.
-                if let Some(r) = source_record_stages(
-                    &mut self.errors,
-                    &self.converters,
-                    &mut self.transforms,
-                    record,
-                    &offset,
-                    &mut transform_time,
-                )
-                .await?
-                {
-                    records.push(r);
-                }
+            let (records, offsets) = source_batch(
+                &self.activity,
+                &mut self.errors,
+                &self.converters,
+                &mut self.transforms,
+                batch,
+                poll_started,
+            )
+            .await?;
+            // A record dropped by a transform, or skipped after an error, still advances its
+            // source offset.
+            for offset in offsets {
                 txn.add_offset(offset);
             }
-            transform_time.observe(polled_at, &self.activity.metrics);
-            self.errors.flush().await?;
             if !records.is_empty() {
                 let bytes = records
                     .iter()

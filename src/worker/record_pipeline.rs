@@ -5,10 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use connect_api::{ConnectRecord, Headers, RecordContext, SinkRecord, TimestampType};
+use connect_api::{ConnectRecord, Headers, RecordContext, SinkRecord, SourceRecord, TimestampType};
 
+use super::activity::TaskActivity;
 use super::error::TaskError;
-use super::record_converters::RecordConverters;
+use super::record_converters::{split, RecordConverters};
 use super::tolerance::{ErrorHandler, Failure, Origin, Stage};
 use super::transform_chain::TransformationChain;
 use crate::metrics::TaskMetrics;
@@ -314,6 +315,52 @@ pub async fn source_record(
         timestamp: record.timestamp,
         headers,
     }))
+}
+
+/// A polled source batch through the stages: the poll's metrics, then every record transformed
+/// and converted ([`source_record`]); each record's offset is kept, in order, also when a
+/// transform dropped the record or an error skipped it. Dead-lettered records are durable before
+/// this returns, so the offsets may be committed once the records are. Returns the records to
+/// produce and the batch's offsets.
+///
+/// # Errors
+/// A failure that `errors.tolerance` does not allow skipping, or a dead letter queue failure.
+pub async fn source_batch(
+    activity: &TaskActivity,
+    handler: &mut ErrorHandler,
+    converters: &RecordConverters,
+    chain: &mut TransformationChain,
+    batch: Vec<SourceRecord>,
+    poll_started: Instant,
+) -> Result<(Vec<ProducerRecord>, Vec<OffsetEntry>), TaskError> {
+    let metrics = &activity.metrics;
+    let polled_at = Instant::now();
+    metrics
+        .source
+        .poll_batch_time
+        .observe((polled_at - poll_started).as_secs_f64());
+    // `inflow` below counts `source-record-poll-total`.
+    #[allow(clippy::cast_precision_loss)]
+    metrics.batch_size.observe(batch.len() as f64);
+    activity.busy();
+    activity.set_unavailable(None);
+    let polled = u64::try_from(batch.len()).unwrap_or(u64::MAX);
+    activity.inflow.add("polled", polled, 0);
+    let mut offsets = Vec::with_capacity(batch.len());
+    let mut records = Vec::with_capacity(batch.len());
+    let mut clock = StageTime::default();
+    for source_record in batch {
+        let (offset, record) = split(source_record);
+        if let Some(r) =
+            self::source_record(handler, converters, chain, record, &offset, &mut clock).await?
+        {
+            records.push(r);
+        }
+        offsets.push(offset);
+    }
+    clock.observe(polled_at, metrics);
+    handler.flush().await?;
+    Ok((records, offsets))
 }
 
 #[cfg(test)]

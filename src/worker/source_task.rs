@@ -19,8 +19,8 @@ use tracing::{debug, error, info, warn};
 
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
-use super::record_converters::{split, RecordConverters};
-use super::record_pipeline::{source_record as source_record_stages, StageTime};
+use super::record_converters::RecordConverters;
+use super::record_pipeline::source_batch;
 use super::settings::WorkerSettings;
 use super::submitted::{BatchId, SubmittedRecords};
 use super::throughput::record_bytes;
@@ -143,43 +143,17 @@ impl SourceTaskRunner {
                 self.activity.set_unavailable(self.task.input_unavailable());
                 continue;
             }
-            let metrics = &self.activity.metrics;
-            let polled_at = std::time::Instant::now();
-            metrics
-                .source
-                .poll_batch_time
-                .observe((polled_at - poll_started).as_secs_f64());
-            // `inflow` below counts `source-record-poll-total`.
-            #[allow(clippy::cast_precision_loss)]
-            metrics.batch_size.observe(batch.len() as f64);
-            self.activity.busy();
-            self.activity.set_unavailable(None);
-            let polled = u64::try_from(batch.len()).unwrap_or(u64::MAX);
-            self.activity.inflow.add("polled", polled, 0);
-            let mut offsets = Vec::with_capacity(batch.len());
-            let mut records = Vec::with_capacity(batch.len());
-            let mut transform_time = StageTime::default();
-            for source_record in batch {
-                let (offset, record) = split(source_record);
-                // A record dropped by a transform, or skipped after an error, still advances
-                // its source offset (it is submitted with its batch).
-                if let Some(r) = source_record_stages(
-                    &mut self.errors,
-                    &self.converters,
-                    &mut self.transforms,
-                    record,
-                    &offset,
-                    &mut transform_time,
-                )
-                .await?
-                {
-                    records.push(r);
-                }
-                offsets.push(offset);
-            }
-            transform_time.observe(polled_at, &self.activity.metrics);
-            // Dead-lettered records are durable before their offsets can be committed.
-            self.errors.flush().await?;
+            // Dead-lettered records are durable when this returns, before their offsets can be
+            // committed.
+            let (records, offsets) = source_batch(
+                &self.activity,
+                &mut self.errors,
+                &self.converters,
+                &mut self.transforms,
+                batch,
+                poll_started,
+            )
+            .await?;
             let journaled = self.producer.commits_source_offsets();
             if records.is_empty() && journaled {
                 let commit = self.source_offsets(&offsets);
