@@ -178,6 +178,16 @@ impl TaskFactory {
         let converters = self.converters()?;
         let transforms = spec.transforms.build()?;
         let errors = self.error_handler(task, &cancel, &activity)?;
+        // A source task's context, for whichever source runner the worker builds.
+        let source_ctx = || SourceTaskContext {
+            connector: name.clone(),
+            task,
+            offsets: Arc::new(StoreOffsetReader {
+                connector: name.clone(),
+                store: self.offsets.clone(),
+            }),
+            cancel: cancel.clone(),
+        };
         Ok(match (&spec.plugin, &self.settings.exactly_once) {
             (ConnectorPlugin::Source(p), Some(eos)) => {
                 let transactional_id = eos.transactional_id(&name, task);
@@ -186,15 +196,7 @@ impl TaskFactory {
                         connector: name.clone(),
                         task: p.new_task(),
                         config,
-                        ctx: SourceTaskContext {
-                            connector: name.clone(),
-                            task,
-                            offsets: Arc::new(StoreOffsetReader {
-                                connector: name.clone(),
-                                store: self.offsets.clone(),
-                            }),
-                            cancel,
-                        },
+                        ctx: source_ctx(),
                         converters,
                         transforms,
                         producer: self
@@ -217,15 +219,7 @@ impl TaskFactory {
                     connector: name.clone(),
                     task: p.new_task(),
                     config,
-                    ctx: SourceTaskContext {
-                        connector: name.clone(),
-                        task,
-                        offsets: Arc::new(StoreOffsetReader {
-                            connector: name.clone(),
-                            store: self.offsets.clone(),
-                        }),
-                        cancel,
-                    },
+                    ctx: source_ctx(),
                     converters,
                     transforms,
                     producer: self
