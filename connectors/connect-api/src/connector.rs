@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 use crate::config_def::ConfigIssue;
+use crate::connector_context::ConnectorContext;
 use crate::error::Result;
 use crate::record::{OffsetMap, SinkRecord, SourceRecord};
 use crate::ConfigMap;
@@ -65,6 +66,10 @@ pub enum ExactlyOnceSupport {
 /// A source connector: validates its configuration and plans its tasks.
 #[async_trait]
 pub trait SourceConnector: Send {
+    /// Gives the connector its context, once, before `start` (Kafka Connect's `initialize`).
+    /// By default the context is dropped: a connector that never asks for a reconfiguration
+    /// needs none.
+    fn initialize(&mut self, _ctx: ConnectorContext) {}
     /// Starts the connector with its configuration.
     async fn start(&mut self, props: &ConfigMap) -> Result<()>;
     /// Plans at most `max_tasks` task configurations.
@@ -121,6 +126,8 @@ pub struct InputProgress {
 /// A sink connector: validates its configuration and plans its tasks.
 #[async_trait]
 pub trait SinkConnector: Send {
+    /// Gives the connector its context, once, before `start` (Kafka Connect's `initialize`).
+    fn initialize(&mut self, _ctx: ConnectorContext) {}
     /// Starts the connector with its configuration.
     async fn start(&mut self, props: &ConfigMap) -> Result<()>;
     /// Plans at most `max_tasks` task configurations.

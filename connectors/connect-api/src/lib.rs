@@ -8,6 +8,7 @@
 
 pub mod config_def;
 pub mod connector;
+pub mod connector_context;
 pub mod converter;
 pub mod error;
 pub mod headers;
@@ -26,6 +27,7 @@ pub use connector::{
     ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask,
     SinkTaskContext, SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
 };
+pub use connector_context::{ConnectorContext, ConnectorControl};
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};
 pub use error::{ConnectError, Result};
 pub use headers::{Header, Headers};
