@@ -268,6 +268,32 @@ fn exactly_once_is_refused_with_several_tasks_or_without_a_file() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("exactly.once=true needs a file"), "{err}");
     assert!(!output.exists());
+
+    // Over REST the connector's own check answers before anything is stored or started.
+    let run = start(&w, &[&worker]);
+    let config = serde_json::json!({
+        "name": "multi", "connector.class": "FileStreamSink", "tasks.max": "2", "topics": "t",
+        "file": output.display().to_string(), "exactly.once": "true"
+    });
+    let created = run.client.post(
+        "/connectors",
+        &serde_json::json!({"name": "multi", "config": config}),
+    );
+    assert_eq!(created.status, 400, "{}", created.body);
+    assert!(
+        created.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("exactly.once=true needs tasks.max=1 (it is 2)")),
+        "{}",
+        created.body
+    );
+    assert_eq!(run.client.get("/connectors/multi").status, 404);
+    let validated = run
+        .client
+        .put("/connector-plugins/FileStreamSink/config/validate", &config);
+    assert_eq!(validated.status, 200, "{}", validated.body);
+    assert_eq!(validated.json()["error_count"], 1, "{}", validated.body);
+    assert!(!output.exists());
 }
 
 /// Altering a sink's offsets through REST clears its committed position: the next start cuts

@@ -161,6 +161,18 @@ fn resolved_spec(
             return Err(SpecError::Config(other));
         }
     };
+    if let Some(plugin) = &plugin {
+        let problems: Vec<config::ConfigProblem> = plugin
+            .validate(&raw.to_map())
+            .into_iter()
+            .map(|issue| config::ConfigProblem::from_issue(raw, issue))
+            .collect();
+        if !problems.is_empty() {
+            let mut warnings = config.warnings().to_vec();
+            warnings.extend(chain_warnings);
+            return Err(invalid(problems, warnings));
+        }
+    }
     if let Some(ConnectorPlugin::Source(source)) = &plugin {
         let problems = super::exactly_once_preflight::problems(raw, worker, source.as_ref());
         if !problems.is_empty() {

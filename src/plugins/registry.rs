@@ -37,6 +37,15 @@ impl ConnectorPlugin {
             Self::Sink(p) => p.config_def(),
         }
     }
+
+    /// The connector's own cross-key checks of `props` (Kafka Connect's `Connector.validate`),
+    /// asked of a new instance that is never started.
+    pub fn validate(&self, props: &connect_api::ConfigMap) -> Vec<connect_api::ConfigIssue> {
+        match self {
+            Self::Source(p) => p.new_connector().validate(props),
+            Self::Sink(p) => p.new_connector().validate(props),
+        }
+    }
 }
 
 /// A name that matches no plugin of the wanted kind.

@@ -282,6 +282,11 @@ pub fn validate_config(
             }
         }
     }
+    for issue in connector.validate(&raw.to_map()) {
+        if given.get(issue.key.as_str()) != Some(&None) {
+            push(issue.key, &issue.message);
+        }
+    }
     let (_, chain_problems, _) = TransformChainSpec::validate(&raw, plugins);
     for problem in chain_problems {
         if let Some(key) = problem.key {

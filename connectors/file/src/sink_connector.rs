@@ -1,7 +1,7 @@
 //! The FileStream sink connector: validates its configuration and plans identical tasks.
 
 use async_trait::async_trait;
-use connect_api::{ConfigMap, ConnectError, Result, SinkConnector};
+use connect_api::{ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector};
 
 use crate::config::{SinkSettings, EXACTLY_ONCE_CONFIG};
 
@@ -45,6 +45,28 @@ impl SinkConnector for FileStreamSinkConnector {
     async fn stop(&mut self) -> Result<()> {
         Ok(())
     }
+
+    /// `exactly.once=true` with `tasks.max` above 1 is refused before the connector is
+    /// stored (the REST create or validate call answers it), not only when it starts.
+    fn validate(&self, props: &ConfigMap) -> Vec<ConfigIssue> {
+        let exactly_once = props
+            .get(EXACTLY_ONCE_CONFIG)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        let tasks_max = props
+            .get("tasks.max")
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .unwrap_or(1);
+        if exactly_once && tasks_max > 1 {
+            return vec![ConfigIssue::new(
+                EXACTLY_ONCE_CONFIG,
+                format!(
+                    "exactly.once=true needs tasks.max=1 (it is {tasks_max}): several tasks \
+                     append to one file in turns, so no single committed length describes it"
+                ),
+            )];
+        }
+        Vec::new()
+    }
 }
 
 #[cfg(test)]
@@ -72,5 +94,12 @@ mod tests {
         assert_eq!(c.task_configs(1).unwrap(), vec![props.clone()]);
         let err = c.task_configs(2).unwrap_err().to_string();
         assert!(err.contains("exactly.once=true needs tasks.max=1"), "{err}");
+        let mut with_two = props.clone();
+        with_two.insert("tasks.max".into(), "2".into());
+        let issues = c.validate(&with_two);
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].key, "exactly.once");
+        assert!(issues[0].message.contains("needs tasks.max=1 (it is 2)"));
+        assert!(c.validate(&props).is_empty());
     }
 }
