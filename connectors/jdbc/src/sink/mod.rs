@@ -22,3 +22,5 @@ pub mod task;
 pub mod writer;
 
 pub use plugin::JdbcSinkPlugin;
+#[cfg(test)]
+mod tests;
