@@ -62,10 +62,10 @@ impl TestDb {
             }
         };
         let sql = format!(
-            "SELECT {} FROM {} ORDER BY {}",
+            "SELECT {} FROM {t} ORDER BY {t}.{}",
             cols.iter().map(|c| cast(c)).collect::<Vec<_>>().join(", "),
-            d.quote(table),
-            d.quote(order)
+            d.quote(order),
+            t = d.quote(table),
         );
         macro_rules! fetch {
             ($p:expr) => {
@@ -735,3 +735,89 @@ mod sqlite {
         );
     }
 }
+
+/// The JDBC URL of a real `kind` server (`postgres` or `mariadb`):
+/// `CONNECT_JDBC_TEST_<KIND>_URL` when set, else a server from `scripts/db-harness.sh`, held
+/// by this test process. Panics when neither gives one: nothing stands in for the database.
+pub(crate) fn server_url(kind: &str) -> String {
+    let var = format!("CONNECT_JDBC_TEST_{}_URL", kind.to_uppercase());
+    if let Ok(url) = std::env::var(&var) {
+        return url;
+    }
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/db-harness.sh");
+    let lease = format!(
+        "{} {}",
+        std::process::id(),
+        std::os::unix::process::parent_id()
+    );
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .args(["start", kind])
+        .env("DB_HARNESS_LEASE", lease)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e} (or set {var})", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{} start {kind} failed (or set {var}): {}{}",
+        script.display(),
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("url="))
+        .unwrap_or_else(|| panic!("no url= line from db-harness: {stdout}"))
+        .to_owned()
+}
+
+macro_rules! server_scenarios {
+    ($kind:ident) => {
+        mod $kind {
+            use super::*;
+
+            async fn db() -> TestDb {
+                TestDb::open(&server_url(stringify!($kind))).await
+            }
+
+            #[tokio::test]
+            async fn insert_auto_create() {
+                scenario_insert_auto_create(&db().await, "sink_wide").await;
+            }
+
+            #[tokio::test]
+            async fn upsert_redelivery() {
+                scenario_upsert_redelivery(&db().await, "sink_kv").await;
+            }
+
+            #[tokio::test]
+            async fn update() {
+                scenario_update(&db().await, "sink_upd").await;
+            }
+
+            #[tokio::test]
+            async fn auto_evolve() {
+                scenario_auto_evolve(&db().await, "sink_evo").await;
+            }
+
+            #[tokio::test]
+            async fn tombstone_delete() {
+                scenario_tombstone_delete(&db().await, "sink_del").await;
+            }
+
+            #[tokio::test]
+            async fn pk_kafka() {
+                scenario_pk_kafka(&db().await, "sink_kaf").await;
+            }
+
+            #[tokio::test]
+            async fn one_transaction() {
+                scenario_one_transaction(&db().await, "sink_txn").await;
+            }
+        }
+    };
+}
+
+server_scenarios!(postgres);
+server_scenarios!(mariadb);
