@@ -264,7 +264,8 @@ pub fn bind_mysql<'q>(
 }
 
 /// Binds `v` to an SQLite statement: integers as INTEGER, floats as REAL, decimals as their
-/// text (a NUMERIC column stores it as a number when it is one), dates and times as ISO text.
+/// text (a NUMERIC column stores it as a number when it is one), dates and times as ISO-8601
+/// text with milliseconds always written (`2024-01-01 00:00:00.000`), so they sort as text.
 pub fn bind_sqlite<'q>(
     q: Query<'q, Sqlite, SqliteArguments<'q>>,
     v: SqlValue,
@@ -281,9 +282,9 @@ pub fn bind_sqlite<'q>(
         SqlValue::Text(s) => q.bind(s),
         SqlValue::Bytes(b) => q.bind(b),
         SqlValue::Decimal(d) => q.bind(d.to_string()),
-        SqlValue::Date(d) => q.bind(d),
-        SqlValue::Time(t) => q.bind(t),
-        SqlValue::Timestamp(t) => q.bind(t),
+        SqlValue::Date(d) => q.bind(d.format("%Y-%m-%d").to_string()),
+        SqlValue::Time(t) => q.bind(t.format("%H:%M:%S%.3f").to_string()),
+        SqlValue::Timestamp(t) => q.bind(t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()),
     }
 }
 

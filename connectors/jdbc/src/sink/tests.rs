@@ -746,11 +746,15 @@ pub(crate) fn server_url(kind: &str) -> String {
     }
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/db-harness.sh");
-    let lease = format!(
-        "{} {}",
-        std::process::id(),
-        std::os::unix::process::parent_id()
-    );
+    // This process, and cargo when it ran us: the server outlives no test run.
+    let (me, parent) = (std::process::id(), std::os::unix::process::parent_id());
+    let lease = if std::fs::read_to_string(format!("/proc/{parent}/comm"))
+        .is_ok_and(|c| c.trim() == "cargo")
+    {
+        format!("{me} {parent}")
+    } else {
+        me.to_string()
+    };
     let out = std::process::Command::new("bash")
         .arg(&script)
         .args(["start", kind])
@@ -765,11 +769,21 @@ pub(crate) fn server_url(kind: &str) -> String {
         stdout,
         String::from_utf8_lossy(&out.stderr)
     );
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("url="))
-        .unwrap_or_else(|| panic!("no url= line from db-harness: {stdout}"))
-        .to_owned()
+    let get = |key: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")).map(str::to_owned))
+            .unwrap_or_else(|| panic!("db-harness printed no {key}=: {stdout}"))
+    };
+    let scheme = if kind == "postgres" { "postgresql" } else { "mariadb" };
+    format!(
+        "jdbc:{scheme}://{}:{}/{}?user={}&password={}",
+        get("host"),
+        get("port"),
+        get("database"),
+        get("user"),
+        get("password")
+    )
 }
 
 macro_rules! server_scenarios {

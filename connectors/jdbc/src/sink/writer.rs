@@ -116,7 +116,7 @@ impl Writer {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match Database::connect(&self.config.connection, 1, Duration::from_secs(30)).await {
+            match Database::connect(&self.config.connection, 1, Duration::from_secs(10)).await {
                 Ok(db) => {
                     self.db = Some(db.clone());
                     return Ok(db);
