@@ -159,10 +159,7 @@ fn key(
     default: KeyDefault,
     importance: Importance,
     doc: &'static str,
-    group: &'static str,
-    order: i32,
-    width: Width,
-    display: &'static str,
+    (group, order, width, display): (&'static str, i32, Width, &'static str),
 ) -> ConfigKey {
     ConfigKey::new(name, t, default, importance, doc)
         .in_group(group, order)
@@ -181,87 +178,45 @@ pub fn config_def() -> ConfigDef {
     const DML: &str = "DML Support";
     const RETRIES: &str = "Retries";
     ConfigDef::new()
-        .define(key(CONNECTION_URL, T::String, Required, High,
-            "JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/db, \
+        .define(key(CONNECTION_URL, T::String, Required, High, "JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/db, \
              jdbc:mariadb://localhost:3306/db, jdbc:mysql://localhost/db or \
-             jdbc:sqlite:/path/file.db",
-            CONN, 1, Width::Long, "JDBC URL").validator(Validator::NonEmptyString))
-        .define(key(CONNECTION_USER, T::String, Null, High, "JDBC connection user.",
-            CONN, 2, Width::Medium, "JDBC User"))
-        .define(key(CONNECTION_PASSWORD, T::Password, Null, High, "JDBC connection password.",
-            CONN, 3, Width::Medium, "JDBC Password"))
-        .define(key(DIALECT_NAME, T::String, Value(""), Low,
-            "The database dialect to use (PostgreSqlDatabaseDialect, MySqlDatabaseDialect or \
-             SqliteDatabaseDialect); empty chooses it from the JDBC URL.",
-            CONN, 4, Width::Long, "Database Dialect"))
-        .define(key(CONNECTION_ATTEMPTS, T::Int, Value("3"), Low,
-            "Maximum number of attempts to open a database connection.",
-            CONN, 5, Width::Short, "JDBC connection attempts").validator(Validator::at_least(1.0)))
-        .define(key(CONNECTION_BACKOFF, T::Long, Value("10000"), Low,
-            "Backoff time in milliseconds between connection attempts.",
-            CONN, 6, Width::Short, "JDBC connection backoff in milliseconds"))
-        .define(key(INSERT_MODE, T::String, Value("insert"), High,
-            "The insertion mode: insert (plain INSERT), upsert (the database's insert-or-update \
-             by primary key) or update (UPDATE by primary key).",
-            WRITES, 1, Width::Medium, "Insert Mode")
+             jdbc:sqlite:/path/file.db", (CONN, 1, Width::Long, "JDBC URL")).validator(Validator::NonEmptyString))
+        .define(key(CONNECTION_USER, T::String, Null, High, "JDBC connection user.", (CONN, 2, Width::Medium, "JDBC User")))
+        .define(key(CONNECTION_PASSWORD, T::Password, Null, High, "JDBC connection password.", (CONN, 3, Width::Medium, "JDBC Password")))
+        .define(key(DIALECT_NAME, T::String, Value(""), Low, "The database dialect to use (PostgreSqlDatabaseDialect, MySqlDatabaseDialect or \
+             SqliteDatabaseDialect); empty chooses it from the JDBC URL.", (CONN, 4, Width::Long, "Database Dialect")))
+        .define(key(CONNECTION_ATTEMPTS, T::Int, Value("3"), Low, "Maximum number of attempts to open a database connection.", (CONN, 5, Width::Short, "JDBC connection attempts")).validator(Validator::at_least(1.0)))
+        .define(key(CONNECTION_BACKOFF, T::Long, Value("10000"), Low, "Backoff time in milliseconds between connection attempts.", (CONN, 6, Width::Short, "JDBC connection backoff in milliseconds")))
+        .define(key(INSERT_MODE, T::String, Value("insert"), High, "The insertion mode: insert (plain INSERT), upsert (the database's insert-or-update \
+             by primary key) or update (UPDATE by primary key).", (WRITES, 1, Width::Medium, "Insert Mode"))
             .validator(Validator::OneOf(&["insert", "upsert", "update"])))
-        .define(key(BATCH_SIZE, T::Int, Value("3000"), Medium,
-            "How many records to write together into one table, when possible.",
-            WRITES, 2, Width::Short, "Batch Size").validator(Validator::at_least(0.0)))
-        .define(key(DELETE_ENABLED, T::Boolean, Value("false"), Medium,
-            "Whether to treat null record values (tombstones) as deletes by key. Requires \
-             pk.mode to be record_key.",
-            WRITES, 3, Width::Short, "Enable deletes"))
-        .define(key(TABLE_TYPES, T::List, Value("TABLE"), Low,
-            "The types of database tables the sink writes to; connect-rs supports TABLE only.",
-            WRITES, 4, Width::Medium, "Table Types"))
-        .define(key(TABLE_NAME_FORMAT, T::String, Value("${topic}"), Medium,
-            "A format string for the destination table name, which may contain '${topic}' as a \
+        .define(key(BATCH_SIZE, T::Int, Value("3000"), Medium, "How many records to write together into one table, when possible.", (WRITES, 2, Width::Short, "Batch Size")).validator(Validator::at_least(0.0)))
+        .define(key(DELETE_ENABLED, T::Boolean, Value("false"), Medium, "Whether to treat null record values (tombstones) as deletes by key. Requires \
+             pk.mode to be record_key.", (WRITES, 3, Width::Short, "Enable deletes")))
+        .define(key(TABLE_TYPES, T::List, Value("TABLE"), Low, "The types of database tables the sink writes to; connect-rs supports TABLE only.", (WRITES, 4, Width::Medium, "Table Types")))
+        .define(key(TABLE_NAME_FORMAT, T::String, Value("${topic}"), Medium, "A format string for the destination table name, which may contain '${topic}' as a \
              placeholder for the record's topic, e.g. kafka_${topic}. A dotted result names \
-             schema.table.",
-            MAPPING, 1, Width::Long, "Table Name Format").validator(Validator::NonEmptyString))
-        .define(key(PK_MODE, T::String, Value("none"), High,
-            "The primary key mode: none (no key columns), kafka (the Kafka coordinates), \
+             schema.table.", (MAPPING, 1, Width::Long, "Table Name Format")).validator(Validator::NonEmptyString))
+        .define(key(PK_MODE, T::String, Value("none"), High, "The primary key mode: none (no key columns), kafka (the Kafka coordinates), \
              record_key (fields of the record key, a primitive or a Struct) or record_value \
-             (fields of the record value).",
-            MAPPING, 2, Width::Medium, "Primary Key Mode")
+             (fields of the record value).", (MAPPING, 2, Width::Medium, "Primary Key Mode"))
             .validator(Validator::OneOf(&["none", "kafka", "record_key", "record_value"])))
-        .define(key(PK_FIELDS, T::List, Value(""), Medium,
-            "Primary key field names. kafka: three names for topic, partition and offset \
+        .define(key(PK_FIELDS, T::List, Value(""), Medium, "Primary key field names. kafka: three names for topic, partition and offset \
              (default __connect_topic,__connect_partition,__connect_offset); record_key: the \
              key Struct's fields to use (all when empty), or the one column name of a primitive \
-             key; record_value: the value's fields to use (all when empty).",
-            MAPPING, 3, Width::Long, "Primary Key Fields"))
-        .define(key(FIELDS_WHITELIST, T::List, Value(""), Medium,
-            "Record value field names to write besides the primary key; all when empty.",
-            MAPPING, 4, Width::Long, "Fields Whitelist"))
-        .define(key(DB_TIMEZONE, T::String, Value("UTC"), Medium,
-            "The time zone Timestamp values are written in: UTC, or a fixed offset such as \
-             +02:00 (connect-rs does not take region ids).",
-            MAPPING, 5, Width::Medium, "DB Time Zone"))
-        .define(key(DB_TIMEZONE_DATE, T::String, Value("NONE"), Low,
-            "How Date values are shifted to db.timezone; connect-rs supports NONE only.",
-            MAPPING, 6, Width::Medium, "DB Time Zone for Date"))
-        .define(key(AUTO_CREATE, T::Boolean, Value("false"), Medium,
-            "Whether to create a missing destination table from the record schema (CREATE TABLE).",
-            DDL, 1, Width::Short, "Auto-Create"))
-        .define(key(AUTO_EVOLVE, T::Boolean, Value("false"), Medium,
-            "Whether to add columns missing from the table relative to the record schema \
-             (ALTER TABLE … ADD); only optional or defaulted fields can be added.",
-            DDL, 2, Width::Short, "Auto-Evolve"))
-        .define(key(QUOTE_SQL_IDENTIFIERS, T::String, Value("always"), Medium,
-            "When to quote table and column names in SQL statements: always or never.",
-            DDL, 3, Width::Medium, "Quote Identifiers")
+             key; record_value: the value's fields to use (all when empty).", (MAPPING, 3, Width::Long, "Primary Key Fields")))
+        .define(key(FIELDS_WHITELIST, T::List, Value(""), Medium, "Record value field names to write besides the primary key; all when empty.", (MAPPING, 4, Width::Long, "Fields Whitelist")))
+        .define(key(DB_TIMEZONE, T::String, Value("UTC"), Medium, "The time zone Timestamp values are written in: UTC, or a fixed offset such as \
+             +02:00 (connect-rs does not take region ids).", (MAPPING, 5, Width::Medium, "DB Time Zone")))
+        .define(key(DB_TIMEZONE_DATE, T::String, Value("NONE"), Low, "How Date values are shifted to db.timezone; connect-rs supports NONE only.", (MAPPING, 6, Width::Medium, "DB Time Zone for Date")))
+        .define(key(AUTO_CREATE, T::Boolean, Value("false"), Medium, "Whether to create a missing destination table from the record schema (CREATE TABLE).", (DDL, 1, Width::Short, "Auto-Create")))
+        .define(key(AUTO_EVOLVE, T::Boolean, Value("false"), Medium, "Whether to add columns missing from the table relative to the record schema \
+             (ALTER TABLE … ADD); only optional or defaulted fields can be added.", (DDL, 2, Width::Short, "Auto-Evolve")))
+        .define(key(QUOTE_SQL_IDENTIFIERS, T::String, Value("always"), Medium, "When to quote table and column names in SQL statements: always or never.", (DDL, 3, Width::Medium, "Quote Identifiers"))
             .validator(Validator::OneOf(&["always", "never"])))
-        .define(key(MSSQL_USE_MERGE_HOLDLOCK, T::Boolean, Value("true"), Low,
-            "SQL Server only (not supported by connect-rs); only the default true is accepted.",
-            DML, 1, Width::Medium, "SQL Server - Use HOLDLOCK in MERGE"))
-        .define(key(MAX_RETRIES, T::Int, Value("10"), Medium,
-            "The maximum number of times to retry on database errors before failing the task.",
-            RETRIES, 1, Width::Short, "Maximum Retries").validator(Validator::at_least(0.0)))
-        .define(key(RETRY_BACKOFF_MS, T::Int, Value("3000"), Medium,
-            "The time in milliseconds to wait following a database error before a retry.",
-            RETRIES, 2, Width::Short, "Retry Backoff (millis)").validator(Validator::at_least(0.0)))
+        .define(key(MSSQL_USE_MERGE_HOLDLOCK, T::Boolean, Value("true"), Low, "SQL Server only (not supported by connect-rs); only the default true is accepted.", (DML, 1, Width::Medium, "SQL Server - Use HOLDLOCK in MERGE")))
+        .define(key(MAX_RETRIES, T::Int, Value("10"), Medium, "The maximum number of times to retry on database errors before failing the task.", (RETRIES, 1, Width::Short, "Maximum Retries")).validator(Validator::at_least(0.0)))
+        .define(key(RETRY_BACKOFF_MS, T::Int, Value("3000"), Medium, "The time in milliseconds to wait following a database error before a retry.", (RETRIES, 2, Width::Short, "Retry Backoff (millis)")).validator(Validator::at_least(0.0)))
 }
 
 /// Cross-key and connect-rs-specific checks (every problem at once).
@@ -457,7 +412,7 @@ fn parse_timezone(tz: &str) -> Option<DbTimeZone> {
         .find_map(|p| tz.strip_prefix(p))
         .unwrap_or(tz);
     if rest.is_empty() {
-        return (tz != "").then_some(DbTimeZone { offset_seconds: 0 });
+        return (!tz.is_empty()).then_some(DbTimeZone { offset_seconds: 0 });
     }
     let (sign, digits) = match rest.as_bytes().first()? {
         b'+' => (1, &rest[1..]),

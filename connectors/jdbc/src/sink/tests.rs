@@ -775,7 +775,11 @@ pub(crate) fn server_url(kind: &str) -> String {
             .find_map(|l| l.strip_prefix(&format!("{key}=")).map(str::to_owned))
             .unwrap_or_else(|| panic!("db-harness printed no {key}=: {stdout}"))
     };
-    let scheme = if kind == "postgres" { "postgresql" } else { "mariadb" };
+    let scheme = if kind == "postgres" {
+        "postgresql"
+    } else {
+        "mariadb"
+    };
     format!(
         "jdbc:{scheme}://{}:{}/{}?user={}&password={}",
         get("host"),
