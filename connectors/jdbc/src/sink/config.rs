@@ -219,11 +219,12 @@ pub fn config_def() -> ConfigDef {
         .define(key(RETRY_BACKOFF_MS, T::Int, Value("3000"), Medium, "The time in milliseconds to wait following a database error before a retry.", (RETRIES, 2, Width::Short, "Retry Backoff (millis)")).validator(Validator::at_least(0.0)))
 }
 
-/// Cross-key and connect-rs-specific checks (every problem at once).
+/// Cross-key and connect-rs-specific checks (every problem at once); nothing when a key does
+/// not parse, as the runtime reports that from [`config_def`] itself.
 pub fn validate(props: &ConfigMap) -> Vec<ConfigIssue> {
     match config_def().parse(props) {
         Ok(values) => checks(&values).err().unwrap_or_default(),
-        Err(issues) => issues,
+        Err(_) => Vec::new(),
     }
 }
 
@@ -488,6 +489,15 @@ mod tests {
                 .to_string();
             assert!(e.contains(k), "{k}={v}: {e}");
         }
+    }
+
+    #[test]
+    fn validate_reports_cross_key_problems_only() {
+        let issues = validate(&props(&[("delete.enabled", "true")]));
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].key, "delete.enabled");
+        assert!(validate(&props(&[("batch.size", "x")])).is_empty());
+        assert!(validate(&props(&[])).is_empty());
     }
 
     #[test]
