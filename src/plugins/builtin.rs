@@ -8,7 +8,10 @@ use super::registry::PluginRegistry;
 pub fn registry() -> PluginRegistry {
     PluginRegistry::new(
         vec![Arc::new(connect_file::FileStreamSourcePlugin)],
-        vec![Arc::new(connect_file::FileStreamSinkPlugin)],
+        vec![
+            Arc::new(connect_file::FileStreamSinkPlugin),
+            Arc::new(connect_jdbc::sink::JdbcSinkPlugin),
+        ],
         crate::converters::builtin_converters(),
         crate::transforms::builtin_transformations(),
         crate::transforms::builtin_predicates(),

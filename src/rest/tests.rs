@@ -461,6 +461,7 @@ async fn connector_lifecycle() {
 async fn connector_plugins() {
     let s = start().await;
     let connectors = json!([
+        {"class": "io.confluent.connect.jdbc.JdbcSinkConnector", "type": "sink", "version": env!("CARGO_PKG_VERSION")},
         {"class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "type": "sink", "version": env!("CARGO_PKG_VERSION")},
         {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "type": "source", "version": env!("CARGO_PKG_VERSION")},
     ]);
@@ -486,6 +487,6 @@ async fn connector_plugins() {
         .iter()
         .map(|p| p["type"].as_str().unwrap())
         .collect();
-    assert_eq!(&types[..2], ["sink", "source"]);
+    assert_eq!(&types[..3], ["sink", "sink", "source"]);
     assert!(types.contains(&"converter") && types.contains(&"header_converter"));
 }

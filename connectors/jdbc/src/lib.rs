@@ -5,7 +5,9 @@
 //!
 //! * [`url`] reads a JDBC URL into a [`url::ConnectionSpec`] and its [`dialect::Dialect`].
 //! * [`connection`] opens a [`connection::Database`] from it.
+//! * [`sink`] is the JDBC sink connector.
 
 pub mod connection;
 pub mod dialect;
+pub mod sink;
 pub mod url;
