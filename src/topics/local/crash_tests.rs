@@ -3,9 +3,9 @@
 //!
 //! Each case commits batches one round at a time, notes every file's contents after each round,
 //! then simulates a crash during the last round: each file keeps only a prefix of what that round
-//! wrote to it (an appended tail cut to a random length; the journal, whose entries overwrite
-//! preallocated zeros, has a random suffix of the changed bytes put back as they were), each file
-//! independently (the writer fsyncs the journal and the partitions at the same time).
+//! wrote to it (an appended tail cut to a random length; a file overwritten in place has a random
+//! suffix of the changed bytes put back as they were), each file independently (the writer
+//! fsyncs the journal and the partitions at the same time).
 //! After reopening, the records present and the recovered source offsets must agree exactly,
 //! and the round counts exactly when all of it reached the disk. The recovered log then takes
 //! one more round and is reopened again: what the crash left behind must not spoil it.

@@ -1,11 +1,11 @@
 //! The commit journal, `<dir>/commit-journal.log`: what makes a source batch and its source
 //! offsets durable in one step (exactly-once sources on the embedded log).
 //!
-//! The writer appends one entry per round before any of its deliveries resolve: the new end of
-//! every partition the round touched, and the source offsets that the round's batches complete.
-//! An append counts only once its entry is in the journal, so at open each partition is cut
-//! back to its journaled end (a partition the journal does not name is cut to 0: it was created
-//! after the journal); the records cut were never acknowledged. The journal's latest offset of each (connector, source partition) is what a
+//! The writer appends one entry per round before any of its deliveries resolve: the new end of every partition the round touched, and the source
+//! offsets that the round's batches complete. An append counts only once its entry is in the
+//! journal, so at open each partition is cut back to its journaled end (a partition the journal
+//! does not name is cut to 0: it was created after the journal); the records cut were never
+//! acknowledged. The journal's latest offset of each (connector, source partition) is what a
 //! source resumes from. Frames, little-endian:
 //!
 //! ```text
@@ -13,25 +13,18 @@
 //!     "offsets":[{"connector":..,"partition":{..},"offset":{..}|null}]}
 //! ```
 //!
-//! The file is preallocated: it is created holding a snapshot entry followed by zeros up to the
-//! size at which it is compacted, and entries overwrite those zeros in order (a zero length ends
-//! the entries). Its fsync then writes data only, with no change of file size to commit to the
-//! file system's own journal, which would queue behind the partitions' fsyncs of the same round.
-//!
 //! The entry is written before and fsynced together with the round's partitions, so the last
 //! entry counts only when every partition it names holds its records up to the end it records
 //! (a crash may have made the entry durable but not all of the data); otherwise it is dropped.
 //! Every earlier entry's round had completed both fsyncs. An incomplete last frame (a torn
-//! write: a wrong CRC with only zeros after the frame) is cleared, as is a dropped last entry
-//! (zeros written over them before anything is appended); a frame with wrong contents elsewhere
-//! stops the open with an error naming file and position (cutting the partitions to an older
-//! state would drop acknowledged records). Once the entries outgrow [`COMPACT_AT`] (or four
-//! times the snapshot they start with) the file is replaced atomically by a new one holding one
-//! snapshot entry.
+//! write) is cut; a complete frame with wrong contents stops
+//! the open with an error naming file and position (cutting the partitions to an older state
+//! would drop acknowledged records). Once the file outgrows [`COMPACT_AT`] (or four times its
+//! last snapshot) it is replaced atomically by one entry holding the whole state.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -173,11 +166,8 @@ pub(crate) struct Recovered {
     last: Option<(EntryOwned, u64)>,
     /// Bytes of complete entries.
     pub(crate) valid_len: u64,
-    /// Bytes up to the last one that is not zero (more than `valid_len` after a torn write or
-    /// once the last entry is dropped): what is cleared before appending.
-    used_len: u64,
-    /// Bytes of the first entry, the snapshot the file was created with.
-    first_len: u64,
+    /// The file's length (more than `valid_len` after a torn write).
+    pub(crate) file_len: u64,
 }
 
 impl Recovered {
@@ -226,7 +216,6 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
     let mut state = JournalState::default();
     let mut last = None;
     let mut pos = 0usize;
-    let mut first_len = 0usize;
     while bytes.len() - pos >= HEADER {
         let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
             as usize;
@@ -237,8 +226,8 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
             bytes[pos + 7],
         ]);
         let end = pos + HEADER + len;
-        // A zero length (the preallocated zeros after the last entry, or a write the crash
-        // interrupted) ends the entries, as does a frame running past the end of the file.
+        // A zero length (a tail the file system extended with zeros) or a frame running past
+        // the end of the file is a write the crash interrupted.
         if len == 0 || len > MAX_BODY || end > bytes.len() {
             break;
         }
@@ -250,7 +239,7 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
             ))
         };
         if crc32fast::hash(body) != crc {
-            if bytes[end..].iter().all(|b| *b == 0) {
+            if end == bytes.len() {
                 // The last frame, written in part: a torn write.
                 break;
             }
@@ -261,17 +250,13 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
         if let Some((previous, _)) = last.replace((entry, pos as u64)) {
             state.apply(previous);
         }
-        if pos == 0 {
-            first_len = end;
-        }
         pos = end;
     }
     Ok(Some(Recovered {
         state,
         last,
         valid_len: pos as u64,
-        used_len: bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1) as u64,
-        first_len: first_len as u64,
+        file_len: bytes.len() as u64,
     }))
 }
 
@@ -294,7 +279,6 @@ pub(crate) struct Journal {
     file: Arc<File>,
     /// Fsyncs the journal while the writer fsyncs the partitions.
     syncer: Syncer,
-    /// Where the next entry goes (the file's position).
     len: u64,
     /// Length of the snapshot the file started with.
     snapshot_len: u64,
@@ -305,8 +289,8 @@ pub(crate) struct Journal {
 }
 
 impl Journal {
-    /// Opens the journal for appending: a recovered one (clearing a torn or dropped tail), or
-    /// a new one holding `state` (written atomically).
+    /// Opens the journal for appending: a recovered one (cutting a torn tail), or a new one
+    /// holding `state` (written atomically).
     /// `shared` is set to the committed offsets and kept current.
     pub(crate) fn open(
         dir: &Path,
@@ -317,20 +301,20 @@ impl Journal {
         let path = path(dir);
         match recovered {
             Some(r) => {
-                let mut file = OpenOptions::new()
-                    .write(true)
+                let file = OpenOptions::new()
+                    .append(true)
                     .open(&path)
                     .map_err(io_error("cannot open", &path))?;
-                if r.used_len > r.valid_len {
+                if r.valid_len < r.file_len {
                     tracing::warn!(
                         path = %path.display(),
-                        cleared_bytes = r.used_len - r.valid_len,
-                        "clearing the torn or dropped tail of the commit journal"
+                        cut_bytes = r.file_len - r.valid_len,
+                        "cutting the torn tail of the commit journal"
                     );
-                    clear(&mut file, &path, r.valid_len, r.used_len)?;
+                    file.set_len(r.valid_len)
+                        .map_err(io_error("cannot truncate", &path))?;
+                    file.sync_all().map_err(io_error("cannot sync", &path))?;
                 }
-                file.seek(SeekFrom::Start(r.valid_len))
-                    .map_err(io_error("cannot seek in", &path))?;
                 shared
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -341,27 +325,37 @@ impl Journal {
                     file: Arc::new(file),
                     syncer: spawn_syncer(dir)?,
                     len: r.valid_len,
-                    snapshot_len: r.first_len,
+                    snapshot_len: r.valid_len,
                     state: r.state,
                     shared,
                     buf: Vec::new(),
                 })
             }
             None => {
-                let (file, len) = rewrite(dir, &path, &state)?;
-                Ok(Self {
+                let mut journal = Self {
                     dir: dir.to_path_buf(),
-                    file: Arc::new(file),
+                    file: Arc::new(rewrite(dir, &path, &state)?),
                     syncer: spawn_syncer(dir)?,
                     path,
-                    len,
-                    snapshot_len: len,
+                    len: 0,
+                    snapshot_len: 0,
                     state,
                     shared,
                     buf: Vec::new(),
-                })
+                };
+                journal.len = journal.file_len()?;
+                journal.snapshot_len = journal.len;
+                Ok(journal)
             }
         }
+    }
+
+    fn file_len(&self) -> Result<u64, TopicError> {
+        Ok(self
+            .file
+            .metadata()
+            .map_err(io_error("cannot stat", &self.path))?
+            .len())
     }
 
     /// Writes the entry of one round: the partitions' new `ends` and the source `offsets` its
@@ -402,7 +396,7 @@ impl Journal {
             }
         }
         let grown = self.len + (HEADER + body.len()) as u64;
-        if grown > capacity(self.snapshot_len) {
+        if grown > COMPACT_AT.max(self.snapshot_len.saturating_mul(4)) {
             return Ok(Pending::Rewrite);
         }
         self.buf.clear();
@@ -432,10 +426,9 @@ impl Journal {
     /// Replaces the journal by one snapshot of the whole state, durably. Only once everything
     /// the state names is durable: a snapshot is never dropped at open.
     pub(crate) fn rewrite(&mut self) -> Result<(), TopicError> {
-        let (file, len) = rewrite(&self.dir, &self.path, &self.state)?;
-        self.file = Arc::new(file);
-        self.len = len;
-        self.snapshot_len = len;
+        self.file = Arc::new(rewrite(&self.dir, &self.path, &self.state)?);
+        self.len = self.file_len()?;
+        self.snapshot_len = self.len;
         Ok(())
     }
 }
@@ -455,48 +448,22 @@ fn spawn_syncer(dir: &Path) -> Result<Syncer, TopicError> {
         .map_err(io_error("cannot start the journal's fsync thread for", dir))
 }
 
-/// The size of a journal file starting with a snapshot of `snapshot_len` bytes: it is written
-/// with zeros up to this size, and compacted when an entry would not fit.
-fn capacity(snapshot_len: u64) -> u64 {
-    COMPACT_AT.max(snapshot_len.saturating_mul(4))
-}
-
-/// Replaces the journal with one entry holding `state` followed by zeros up to its capacity
-/// (temporary file, fsync, rename, fsync of the directory) and returns it opened for writing
-/// after the entry, with the entry's length.
-fn rewrite(dir: &Path, path: &Path, state: &JournalState) -> Result<(File, u64), TopicError> {
+/// Replaces the journal with one entry holding `state` (temporary file, fsync, rename, fsync
+/// of the directory) and returns it opened for appending.
+fn rewrite(dir: &Path, path: &Path, state: &JournalState) -> Result<File, TopicError> {
     let mut bytes = Vec::new();
     frame(&mut bytes, &state.snapshot());
-    let len = bytes.len() as u64;
-    bytes.resize(usize::try_from(capacity(len)).unwrap_or(usize::MAX), 0);
     let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(io_error("cannot write", path))?;
     temp.write_all(&bytes)
         .map_err(io_error("cannot write", path))?;
     temp.as_file()
         .sync_all()
         .map_err(io_error("cannot sync", path))?;
-    let mut file = temp
-        .persist(path)
+    temp.persist(path)
         .map_err(|e| io_error("cannot replace", path)(e.error))?;
     sync_dir(dir)?;
-    file.seek(SeekFrom::Start(len))
-        .map_err(io_error("cannot seek in", path))?;
-    Ok((file, len))
-}
-
-/// Writes zeros over bytes `from..to` of the journal, durably: first the header at `from`, so
-/// that a crash in between leaves the entries ending at `from`.
-fn clear(file: &mut File, path: &Path, from: u64, to: u64) -> Result<(), TopicError> {
-    let header_end = to.min(from + HEADER as u64);
-    for (start, end) in [(from, header_end), (header_end, to)] {
-        if start >= end {
-            continue;
-        }
-        file.seek(SeekFrom::Start(start))
-            .map_err(io_error("cannot seek in", path))?;
-        file.write_all(&vec![0; usize::try_from(end - start).unwrap_or(usize::MAX)])
-            .map_err(io_error("cannot write", path))?;
-        file.sync_data().map_err(io_error("cannot sync", path))?;
-    }
-    Ok(())
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(io_error("cannot open", path))
 }
