@@ -31,6 +31,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use connect_api::OffsetMap;
 use serde::{Deserialize, Serialize};
 
+use super::syncer::Syncer;
 use super::{io_error, sync_dir};
 use crate::topics::{SourceOffsets, TopicError};
 
@@ -275,7 +276,9 @@ pub(crate) fn remove(dir: &Path) -> Result<(), TopicError> {
 pub(crate) struct Journal {
     dir: PathBuf,
     path: PathBuf,
-    file: File,
+    file: Arc<File>,
+    /// Fsyncs the journal while the writer fsyncs the partitions.
+    syncer: Syncer,
     len: u64,
     /// Length of the snapshot the file started with.
     snapshot_len: u64,
@@ -319,7 +322,8 @@ impl Journal {
                 Ok(Self {
                     dir: dir.to_path_buf(),
                     path,
-                    file,
+                    file: Arc::new(file),
+                    syncer: spawn_syncer(dir)?,
                     len: r.valid_len,
                     snapshot_len: r.valid_len,
                     state: r.state,
@@ -330,7 +334,8 @@ impl Journal {
             None => {
                 let mut journal = Self {
                     dir: dir.to_path_buf(),
-                    file: rewrite(dir, &path, &state)?,
+                    file: Arc::new(rewrite(dir, &path, &state)?),
+                    syncer: spawn_syncer(dir)?,
                     path,
                     len: 0,
                     snapshot_len: 0,
@@ -355,7 +360,7 @@ impl Journal {
 
     /// Writes the entry of one round: the partitions' new `ends` and the source `offsets` its
     /// batches complete, in order. Not durable yet: [`Pending::Sync`] asks for
-    /// [`Self::sync`] (which may run while the partitions are fsynced), [`Pending::Rewrite`]
+    /// [`Self::start_sync`] (which runs while the partitions are fsynced), [`Pending::Rewrite`]
     /// for [`Self::rewrite`] once the partitions are durable (the journal outgrew its bound).
     pub(crate) fn write<'a>(
         &mut self,
@@ -396,24 +401,32 @@ impl Journal {
         }
         self.buf.clear();
         frame(&mut self.buf, &body);
-        self.file
+        (&*self.file)
             .write_all(&self.buf)
             .map_err(io_error("cannot write", &self.path))?;
         self.len = grown;
         Ok(Pending::Sync)
     }
 
-    /// Makes the entries written durable.
-    pub(crate) fn sync(&self) -> Result<(), TopicError> {
-        self.file
-            .sync_data()
+    /// Starts making the entries written durable, on the journal's fsync thread (the caller
+    /// meanwhile fsyncs the partitions); [`Self::wait_sync`] must follow.
+    pub(crate) fn start_sync(&self) -> Result<(), TopicError> {
+        self.syncer
+            .start(self.file.clone())
+            .map_err(io_error("cannot sync", &self.path))
+    }
+
+    /// Waits until the sync started by [`Self::start_sync`] is done.
+    pub(crate) fn wait_sync(&self) -> Result<(), TopicError> {
+        self.syncer
+            .wait()
             .map_err(io_error("cannot sync", &self.path))
     }
 
     /// Replaces the journal by one snapshot of the whole state, durably. Only once everything
     /// the state names is durable: a snapshot is never dropped at open.
     pub(crate) fn rewrite(&mut self) -> Result<(), TopicError> {
-        self.file = rewrite(&self.dir, &self.path, &self.state)?;
+        self.file = Arc::new(rewrite(&self.dir, &self.path, &self.state)?);
         self.len = self.file_len()?;
         self.snapshot_len = self.len;
         Ok(())
@@ -429,7 +442,11 @@ pub(crate) enum Pending {
     Rewrite,
 }
 
-impl Journal {}
+/// Starts the fsync thread of the journal in `dir`.
+fn spawn_syncer(dir: &Path) -> Result<Syncer, TopicError> {
+    Syncer::spawn("embedded-log-journal-sync")
+        .map_err(io_error("cannot start the journal's fsync thread for", dir))
+}
 
 /// Replaces the journal with one entry holding `state` (temporary file, fsync, rename, fsync
 /// of the directory) and returns it opened for appending.

@@ -33,6 +33,7 @@ pub mod partitioner;
 mod producer;
 mod reader;
 mod segment;
+mod syncer;
 mod writer;
 
 use std::fs::File;

@@ -163,20 +163,14 @@ fn write_round(
             let ends: Vec<(String, i64)> =
                 dirty.iter().map(|p| (p.name(), p.written_end())).collect();
             match journal.write(&ends, offsets)? {
-                // The journal's fsync overlaps the partitions' (recovery checks the last entry
-                // against the data).
+                // The journal's fsync (on its own thread) overlaps the partitions' (recovery
+                // checks the last entry against the data).
                 Pending::Sync => {
-                    let journal = &*journal;
-                    std::thread::scope(|scope| {
-                        let synced = scope.spawn(|| journal.sync());
-                        let partitions = sync_partitions();
-                        let journal = synced.join().unwrap_or_else(|_| {
-                            Err(TopicError::Other(
-                                "the commit journal's fsync panicked".to_string(),
-                            ))
-                        });
-                        partitions.and(journal)
-                    })?;
+                    journal.start_sync()?;
+                    let partitions = sync_partitions();
+                    // Always collected, so the next round's sync does not see this one's.
+                    let journal = journal.wait_sync();
+                    partitions.and(journal)?;
                 }
                 Pending::Rewrite => {
                     sync_partitions()?;

@@ -1,0 +1,87 @@
+//! A long-lived thread that fsyncs one file on request, so the writer can fsync the commit
+//! journal and the partitions at the same time without starting a thread per round.
+
+use std::fs::File;
+use std::io;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// The fsync thread; stops when dropped.
+#[derive(Debug)]
+pub(crate) struct Syncer {
+    requests: Option<Sender<Arc<File>>>,
+    results: Receiver<io::Result<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Syncer {
+    /// Starts the thread, named `name`.
+    pub(crate) fn spawn(name: &str) -> io::Result<Self> {
+        let (requests, inbox) = mpsc::channel::<Arc<File>>();
+        let (outbox, results) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                while let Ok(file) = inbox.recv() {
+                    if outbox.send(file.sync_data()).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Self {
+            requests: Some(requests),
+            results,
+            thread: Some(thread),
+        })
+    }
+
+    /// Starts `fdatasync` of `file`; [`Self::wait`] returns its outcome. One at a time.
+    pub(crate) fn start(&self, file: Arc<File>) -> io::Result<()> {
+        self.requests
+            .as_ref()
+            .and_then(|r| r.send(file).ok())
+            .ok_or_else(stopped)
+    }
+
+    /// Waits for the fsync started last.
+    pub(crate) fn wait(&self) -> io::Result<()> {
+        self.results.recv().map_err(|_| stopped())?
+    }
+}
+
+fn stopped() -> io::Error {
+    io::Error::other("the fsync thread stopped")
+}
+
+impl Drop for Syncer {
+    fn drop(&mut self) {
+        self.requests.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[test]
+    fn syncs_on_request_and_stops_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = Arc::new(File::create(dir.path().join("f")).unwrap());
+        let syncer = Syncer::spawn("test-fsync").unwrap();
+        for round in 0..3 {
+            (&*file).write_all(b"data").unwrap();
+            syncer.start(file.clone()).unwrap();
+            syncer.wait().unwrap();
+            assert_eq!(file.metadata().unwrap().len(), 4 * (round + 1));
+        }
+        drop(syncer);
+        // The thread released its handle of the file.
+        assert_eq!(Arc::strong_count(&file), 1);
+    }
+}
