@@ -231,6 +231,206 @@ fn transactions_deliver_each_line_once_and_preflight_refuses_what_cannot_hold() 
     );
 }
 
+/// `PUT /connectors/{name}/config` through `worker`, asked again while the cluster answers
+/// "not now"; returns (status, body) of the first other answer.
+fn put_config(worker: &Worker, name: &str, config: &Value) -> (u16, String) {
+    let body = config.to_string();
+    let path = format!("/connectors/{name}/config");
+    let start = Instant::now();
+    loop {
+        if let Ok(r) = worker
+            .client
+            .try_send("PUT", &path, Some(("application/json", &body)))
+        {
+            if !matches!(r.status, 409 | 500 | 503) {
+                return (r.status, r.body);
+            }
+        }
+        assert!(
+            start.elapsed() < CONVERGE,
+            "PUT {path} not accepted within {CONVERGE:?}"
+        );
+        std::thread::park_timeout(Duration::from_millis(200));
+    }
+}
+
+/// Every `(key, value)` of the config topic `topic`, in order, read to its end.
+fn config_records(broker: &Broker, topic: &str) -> Vec<(String, String)> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::Message;
+    let consumer: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("group.id", Broker::unique("config-reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("a consumer of the config topic");
+    let (_, high) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(30))
+        .expect("the config topic's end");
+    let mut tpl = rdkafka::TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, rdkafka::Offset::Beginning)
+        .expect("partition 0");
+    consumer.assign(&tpl).expect("assign the config topic");
+    let mut out = Vec::new();
+    let start = Instant::now();
+    while (out.len() as i64) < high {
+        assert!(
+            start.elapsed() < CONVERGE,
+            "the config topic read to its end"
+        );
+        if let Some(m) = consumer.poll(Duration::from_millis(500)) {
+            let m = m.expect("a config record");
+            let text =
+                |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+            out.push((text(m.key()), text(m.payload())));
+        }
+    }
+    out
+}
+
+/// The value of the last `tasks-fencing-<connector>` record of the config topic.
+fn task_count_record(broker: &Broker, topic: &str, connector: &str) -> Option<String> {
+    let key = format!("tasks-fencing-{connector}");
+    config_records(broker, topic)
+        .into_iter()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v)
+        .last()
+}
+
+/// KIP-618 zombie fencing: before a new generation of an exactly-once source connector's tasks
+/// starts, the leader fences the transactional ids of every task of the previous generation,
+/// as counted by the connector's `tasks-fencing-` record, and then writes the record anew.
+///
+/// FileStreamSource, the only built-in source, always has one task, so the previous
+/// generation of two tasks is made by the test: it writes the task-count record a cluster
+/// whose connector had two tasks would have written (`{"task-count":2}`), and plays the
+/// zombie of the removed task 1 (a producer with task 1's transactional id and an open
+/// transaction holding one record). Reconfiguring the connector makes a new generation of one
+/// task; the zombie's commit is then refused as fenced and its record never becomes visible.
+#[test]
+fn a_new_task_generation_fences_the_transactional_ids_of_removed_tasks() {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    const TOTAL: usize = 2_000;
+    let broker = broker();
+    let data = Workdir::new();
+    let input = data.path("in.txt");
+    append(&input, 0, TOTAL);
+    let topic = Broker::unique("eos-fence");
+    broker.create_topic(&topic, 1);
+    let spec = ClusterSpec::new(broker.bootstrap(), "eos-fence").with_extra(EOS);
+    let (group, config_topic) = (spec.group.clone(), spec.config_topic.clone());
+    let cluster = Cluster::start(spec, Runtime::ConnectRs, 2);
+    let (status, body) = create(&cluster.workers[0], "src", &source(&input, &topic));
+    assert_eq!(status, 201, "{body}");
+    let consumed = read_committed(&broker, &topic, TOTAL);
+    assert_each_line_once(&consumed, TOTAL, "the first generation");
+    // Its first start with exactly-once support wrote the task count record (nothing to fence).
+    assert_eq!(
+        task_count_record(&broker, &config_topic, "src").as_deref(),
+        Some(r#"{"task-count":1}"#)
+    );
+
+    // The internal endpoint refuses requests that are not signed with the session key.
+    let r = cluster.workers[1]
+        .client
+        .send("PUT", "/connectors/src/fence", None);
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body
+            .contains("Internal request missing required signature"),
+        "{}",
+        r.body
+    );
+
+    // A previous generation of two tasks, and the zombie of its task 1.
+    let writer: BaseProducer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .create()
+        .expect("a producer to the config topic");
+    writer
+        .send(
+            BaseRecord::to(&config_topic)
+                .key("tasks-fencing-src")
+                .payload(r#"{"task-count":2}"#),
+        )
+        .map_err(|(e, _)| e)
+        .expect("queue the task count record");
+    writer
+        .flush(Duration::from_secs(30))
+        .expect("write the task count record");
+    let zombie_id = format!("{group}-src-1");
+    let zombie: BaseProducer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("transactional.id", &zombie_id)
+        .create()
+        .expect("the zombie's producer");
+    zombie
+        .init_transactions(Duration::from_secs(60))
+        .expect("the zombie claims task 1's transactional id");
+    zombie
+        .begin_transaction()
+        .expect("the zombie's transaction");
+    zombie
+        .send(BaseRecord::to(&topic).key("zombie").payload("zombie line"))
+        .map_err(|(e, _)| e)
+        .expect("queue the zombie's record");
+    zombie
+        .flush(Duration::from_secs(30))
+        .expect("the zombie's record in its open transaction");
+
+    // A new generation of one task (its task configuration changes with the connector's).
+    let mut config = source(&input, &topic);
+    config["batch.size"] = json!("500");
+    let (status, body) = put_config(&cluster.workers[0], "src", &config);
+    assert_eq!(status, 200, "{body}");
+    append(&input, TOTAL, TOTAL);
+    // The zombie's open transaction was aborted by the fencing: without that, a
+    // read_committed reader would wait behind it until it timed out.
+    let consumed = read_committed(&broker, &topic, 2 * TOTAL);
+    assert!(
+        !String::from_utf8_lossy(&consumed).contains("zombie"),
+        "the zombie's record is not visible"
+    );
+    assert_each_line_once(&consumed, 2 * TOTAL, "after the new generation started");
+    // The task count record says one task again, written after the fencing.
+    wait_for("the new task count record", CONVERGE, || {
+        task_count_record(&broker, &config_topic, "src").as_deref() == Some(r#"{"task-count":1}"#)
+    });
+    let logs: String = cluster.workers.iter().map(Worker::log).collect();
+    assert!(
+        logs.contains("Fencing out the task producers of the previous task generation")
+            && logs.contains(&format!("\"{zombie_id}\"")),
+        "the leader fenced task 1's id: {logs}"
+    );
+    // A task waiting for its fencing is stopped at once when its configuration changes.
+    assert!(
+        !logs.contains("Graceful stop of tasks timed out"),
+        "every task stopped gracefully: {logs}"
+    );
+
+    // The zombie can no longer commit, and its record was never visible.
+    let refused = zombie
+        .commit_transaction(Duration::from_secs(60))
+        .expect_err("the zombie's commit is refused");
+    let message = refused.to_string();
+    assert!(
+        message.to_ascii_lowercase().contains("fenced"),
+        "the zombie's commit failed as fenced: {message}"
+    );
+    let consumed = read_committed(&broker, &topic, 2 * TOTAL);
+    assert!(
+        !String::from_utf8_lossy(&consumed).contains("zombie"),
+        "the zombie's record is not visible"
+    );
+    assert_each_line_once(
+        &consumed,
+        2 * TOTAL,
+        "read_committed after the zombie's commit",
+    );
+    cluster.stop_all();
+}
+
 /// Issue 13 acceptance: a 3-worker cluster with exactly-once sources; 20 random SIGKILLs of
 /// workers while the input grows and the source copies it (a killed worker is replaced, so
 /// three run); a `read_committed` ConsoleConsumer sees every line exactly once, and a
