@@ -86,3 +86,33 @@ pub async fn fence_producers(
         Err(_) => Err(FencingError::TimedOut { ids }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failure_names_the_transactional_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let topics: Arc<dyn TopicBackend> =
+            crate::topics::local::LocalLog::open(dir.path(), 1).unwrap();
+        let spec = ClientSpec {
+            connector: "c".into(),
+            task: 0,
+            overrides: Default::default(),
+            admin_overrides: Default::default(),
+            topic_creation: None,
+        };
+        let e = fence_producers(topics.clone(), &spec, vec!["g-c-1".into()])
+            .await
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("Could not fence out the transactional id 'g-c-1': ")
+                && text.contains("need Kafka transactions"),
+            "{text}"
+        );
+        // Nothing to fence: done at once.
+        fence_producers(topics, &spec, Vec::new()).await.unwrap();
+    }
+}
