@@ -5,9 +5,9 @@
 //! again mid-copy. A standalone worker on Kafka refuses the setting (its offsets live in a
 //! file), and the preflight checks refuse what cannot be honoured.
 //!
-//! The sink that writes the output file runs in a cluster of its own that is never killed:
-//! these tests are about the source side (a FileStreamSink killed mid-write re-delivers what it
-//! had not committed, which is the sink's own at-least-once contract).
+//! The sink that writes the output file is a FileStreamSink with `exactly.once=true` in the
+//! same cluster, so the kills hit it too: its takeovers cut the file back to its last committed
+//! length and resume from the committed offset.
 
 mod support;
 
@@ -60,13 +60,14 @@ fn source(input: &Path, topic: &str) -> Value {
     })
 }
 
-/// A FileStreamSink reading `topic` with `read_committed` (the librdkafka default, set here as
-/// a Kafka Connect user sets it) into `out.txt` in its worker's directory.
-fn sink(topic: &str) -> Value {
+/// An exactly-once FileStreamSink reading `topic` with `read_committed` (the librdkafka
+/// default, set here as a Kafka Connect user sets it) into `output`.
+fn sink(topic: &str, output: &Path) -> Value {
     json!({
         "connector.class": "FileStreamSink",
         "tasks.max": "1",
-        "file": "out.txt",
+        "file": output.display().to_string(),
+        "exactly.once": "true",
         "topics": topic,
         "consumer.override.group.id": format!("{topic}-sink"),
         "consumer.override.isolation.level": "read_committed",
@@ -293,9 +294,9 @@ fn task_count_record(broker: &Broker, topic: &str, connector: &str) -> Option<St
     let key = format!("tasks-fencing-{connector}");
     config_records(broker, topic)
         .into_iter()
-        .filter(|(k, _)| *k == key)
+        .rev()
+        .find(|(k, _)| *k == key)
         .map(|(_, v)| v)
-        .last()
 }
 
 /// KIP-618 zombie fencing: before a new generation of an exactly-once source connector's tasks
@@ -433,8 +434,9 @@ fn a_new_task_generation_fences_the_transactional_ids_of_removed_tasks() {
 
 /// Issue 13 acceptance: a 3-worker cluster with exactly-once sources; 20 random SIGKILLs of
 /// workers while the input grows and the source copies it (a killed worker is replaced, so
-/// three run); a `read_committed` ConsoleConsumer sees every line exactly once, and a
-/// FileStreamSink (in a cluster that is not killed) writes a file byte-identical to the input.
+/// three run); a `read_committed` ConsoleConsumer sees every line exactly once, and an
+/// exactly-once FileStreamSink in the same cluster (so some kills hit it) writes a file
+/// byte-identical to the input.
 #[test]
 fn twenty_sigkills_leave_every_line_exactly_once() {
     const KILLS: usize = 20;
@@ -447,17 +449,15 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
     broker.create_topic(&topic, 1);
     let spec = ClusterSpec::new(broker.bootstrap(), "eos-kill").with_extra(EOS);
     let mut cluster = Cluster::start(spec, Runtime::ConnectRs, 3);
-    let sink_spec = ClusterSpec::new(broker.bootstrap(), "eos-sink");
-    let sinks = Cluster::start(sink_spec, Runtime::ConnectRs, 1);
+    let output = data.path("out.txt");
     let (status, body) = create(&cluster.workers[0], "src", &source(&input, &topic));
     assert_eq!(status, 201, "{body}");
-    let (status, body) = create(&sinks.workers[0], "dst", &sink(&topic));
+    let (status, body) = create(&cluster.workers[0], "dst", &sink(&topic, &output));
     assert_eq!(status, 201, "{body}");
-    let output = sinks.workers[0].file("out.txt");
 
     let mut rng = Rng(0x5eed_0013);
     let mut fed = 0;
-    let mut source_kills = 0;
+    let (mut source_kills, mut sink_kills) = (0, 0);
     for kill in 0..KILLS {
         wait_for("the source task RUNNING", CONVERGE, || {
             running_on(&mut cluster, "src").is_some()
@@ -473,18 +473,25 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
         let live: Vec<usize> = (0..cluster.workers.len())
             .filter(|&i| cluster.workers[i].is_alive())
             .collect();
-        // Every other kill, on average, hits the worker that runs the source task.
+        // Every other kill, on average, hits the worker that runs the source task, and half
+        // of the others the one that runs the sink task.
         let owner = running_on(&mut cluster, "src")
             .and_then(|id| cluster.by_id(&id))
             .filter(|i| live.contains(i));
-        let victim = match owner {
-            Some(i) if rng.chance(50) => i,
+        let sink_owner = running_on(&mut cluster, "dst")
+            .and_then(|id| cluster.by_id(&id))
+            .filter(|i| live.contains(i));
+        let victim = match (owner, sink_owner) {
+            (Some(i), _) if rng.chance(50) => i,
+            (_, Some(i)) if rng.chance(50) => i,
             _ => live[rng.below(live.len() as u64) as usize],
         };
         let hits_source = Some(victim) == owner;
+        let hits_sink = Some(victim) == sink_owner;
         source_kills += usize::from(hits_source);
+        sink_kills += usize::from(hits_sink);
         eprintln!(
-            "kill {}: worker {}{} ({} lines copied of {fed})",
+            "kill {}: worker {}{}{} ({} lines copied of {fed})",
             kill + 1,
             cluster.workers[victim].worker_id(),
             if hits_source {
@@ -492,6 +499,7 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
             } else {
                 ""
             },
+            if hits_sink { ", running the sink" } else { "" },
             support::line_count(&output)
         );
         cluster.kill9(victim);
@@ -503,6 +511,10 @@ fn twenty_sigkills_leave_every_line_exactly_once() {
     assert!(
         source_kills >= 5,
         "only {source_kills} of {KILLS} kills hit the source's worker"
+    );
+    assert!(
+        sink_kills >= 2,
+        "only {sink_kills} of {KILLS} kills hit the sink's worker"
     );
 
     wait_for("the whole input in the sink's output", COPY, || {
