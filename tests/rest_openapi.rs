@@ -22,6 +22,7 @@ const SERVED_PATHS: &[&str] = &[
     "/connectors/{connector}/config",
     "/connectors/{connector}/status",
     "/connectors/{connector}/tasks",
+    "/connectors/{connector}/fence",
     "/connectors/{connector}/tasks/{task}/status",
     "/connectors/{connector}/tasks/{task}/restart",
     "/connectors/{connector}/restart",

@@ -22,6 +22,7 @@ use crate::config::WorkerMode;
 use crate::herder::core::HerderCore;
 use crate::herder::distributed::herder::DistributedHerder;
 use crate::herder::distributed::member_config::member_config;
+use crate::herder::distributed::zombie_fencing::HerderFencing;
 use crate::herder::{HerderError, HerderHandle};
 use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
 use crate::plugins::PluginRegistry;
@@ -95,6 +96,7 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             .map_err(|e| startup(e.into()))?,
     );
     let mut settings = worker_config.worker_settings();
+    let mut exactly_once = None;
     if worker_config.exactly_once_source_enabled() {
         if matches!(topics, Topics::Local(_)) {
             return Err(startup(anyhow!(
@@ -109,13 +111,16 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             )));
         }
         info!("Exactly-once source support is enabled: source tasks run in Kafka transactions.");
-        settings.exactly_once = Some(Arc::new(ExactlyOnceSources {
+        let sources = Arc::new(ExactlyOnceSources {
             group_id: worker_config
                 .group_id()
                 .unwrap_or("connect-cluster")
                 .to_owned(),
             offsets: offsets.clone(),
-        }));
+            fencing: std::sync::OnceLock::new(),
+        });
+        settings.exactly_once = Some(sources.clone());
+        exactly_once = Some(sources);
     }
     let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Distributed));
     let worker_offsets = super::standalone::journaled_offsets(&topics, offsets.clone())
@@ -146,6 +151,12 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
     let mut herder = DistributedHerder::open(core, backend, &worker_config, offsets, member_config)
         .await
         .map_err(|e| startup(e.into()))?;
+    if let Some(sources) = &exactly_once {
+        // Tasks ask the herder for zombie fencing before they claim their transactional ids.
+        let _ = sources
+            .fencing
+            .set(Arc::new(HerderFencing(herder.handle())));
+    }
     herder.start().await.map_err(|e| startup(e.into()))?;
     if clustered {
         info!(

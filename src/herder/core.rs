@@ -173,6 +173,16 @@ impl HerderCore {
                     STANDALONE_PUT_TASK_CONFIGS.to_owned(),
                 )));
             }
+            Request::FenceZombies { reply, .. } => {
+                // Kafka Connect's StandaloneHerder throws UnsupportedOperationException.
+                let _ = reply.send(Err(HerderError::Internal(
+                    "Kafka Connect in standalone mode does not support exactly-once source connectors."
+                        .to_owned(),
+                )));
+            }
+            Request::VerifyTaskGeneration { reply, .. } => {
+                let _ = reply.send(Ok(()));
+            }
             Request::PutConfig { reply, .. } => {
                 let _ = reply.send(Err(not_shared("PutConfig")));
             }

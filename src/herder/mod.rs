@@ -203,11 +203,40 @@ pub(crate) enum Request {
         signature: Option<InternalSignature>,
         reply: oneshot::Sender<Result<(), HerderError>>,
     },
+    /// A round of zombie fencing for an exactly-once source connector (KIP-618; Kafka
+    /// Connect's `fenceZombieSourceTasks`): the leader fences the transactional ids of the
+    /// connector's previous task generation when needed and writes its task-count record.
+    /// Standalone: refused (500 `Kafka Connect in standalone mode does not support exactly-once
+    /// source connectors.`).
+    FenceZombies {
+        name: String,
+        /// Who asks: another worker (internal `PUT /connectors/{c}/fence`) or a task here.
+        origin: FenceOrigin,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    },
+    /// An exactly-once source task claimed its transactional id: checks that its task
+    /// configuration generation is still the current one and that it is still assigned here.
+    VerifyTaskGeneration {
+        name: String,
+        task: u32,
+        generation: u32,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    },
     IdleFor(std::time::Duration, oneshot::Sender<bool>),
     /// Sets the worker-wide metrics (counts, states) from what runs on this worker, before
     /// `GET /metrics` encodes them.
     RefreshMetrics(oneshot::Sender<()>),
     Shutdown(oneshot::Sender<crate::worker::StopReport>),
+}
+
+/// Who asks for a round of zombie fencing.
+#[derive(Debug, Clone)]
+pub enum FenceOrigin {
+    /// Another worker, through the internal REST endpoint, with the request's signature
+    /// (`None` when a signature header is absent); a follower answers `Forward`.
+    Rest(Option<InternalSignature>),
+    /// An exactly-once source task of this worker; a follower sends the request to the leader.
+    Task,
 }
 
 /// A cloneable handle to the herder actor.
@@ -479,6 +508,47 @@ impl HerderHandle {
             name: name.to_owned(),
             configs,
             signature,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// A round of zombie fencing for source connector `name` (internal `PUT
+    /// /connectors/{name}/fence`, or a task of this worker before it claims its transactional
+    /// id).
+    ///
+    /// # Errors
+    /// Standalone: Internal. Distributed: the signature's refusal, `Forward` when this worker
+    /// is not the leader (REST origin), NotFound for an unknown connector, BadRequest for a
+    /// sink connector, Conflict when new task configurations were written meanwhile, Internal
+    /// when the fencing failed.
+    pub async fn fence_zombies(&self, name: &str, origin: FenceOrigin) -> Result<(), HerderError> {
+        self.ask(|reply| Request::FenceZombies {
+            name: name.to_owned(),
+            origin,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Whether task `task` of `name`, started with task configuration generation
+    /// `generation`, may run: the generation is still current and the task still assigned
+    /// here.
+    ///
+    /// # Errors
+    /// Internal, saying which of the two does not hold.
+    pub async fn verify_task_generation(
+        &self,
+        name: &str,
+        task: u32,
+        generation: u32,
+    ) -> Result<(), HerderError> {
+        self.ask(|reply| Request::VerifyTaskGeneration {
+            name: name.to_owned(),
+            task,
+            generation,
             reply,
         })
         .await

@@ -31,6 +31,10 @@ pub(super) fn routes() -> Router<AppState> {
             get(get_task_configs).post(super::internal::put_task_configs),
         )
         .route(
+            "/connectors/{connector}/fence",
+            axum::routing::put(super::internal::fence_zombies),
+        )
+        .route(
             "/connectors/{connector}/tasks/{task}/status",
             get(get_task_status),
         )

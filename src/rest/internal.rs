@@ -1,7 +1,9 @@
-//! The internal endpoint workers call on each other (Kafka Connect's `InternalClusterResource`):
+//! The internal endpoints workers call on each other (Kafka Connect's `InternalClusterResource`):
 //! `POST /connectors/{connector}/tasks`, the task configurations a follower's connector
-//! planned, for the leader to write. The body is read as bytes and passed on with the
-//! signature headers (KIP-507) so the herder can check the signature over the exact bytes.
+//! planned, for the leader to write, and `PUT /connectors/{connector}/fence`, a round of zombie
+//! fencing before an exactly-once source task starts (KIP-618). The body is read as bytes and
+//! passed on with the signature headers (KIP-507) so the herder can check the signature over
+//! the exact bytes.
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -12,7 +14,7 @@ use serde_json::Value;
 use super::error::{complete, PathParams, RestError};
 use super::AppState;
 use crate::herder::distributed::request_signature::{SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER};
-use crate::herder::InternalSignature;
+use crate::herder::{FenceOrigin, InternalSignature};
 
 /// `POST /connectors/{connector}/tasks` (Kafka Connect's `putTaskConfigs`): body a JSON list
 /// of task configurations (string to string); 204 once written. Forwarded to the leader by the
@@ -29,6 +31,26 @@ pub(super) async fn put_task_configs(
         state
             .herder
             .put_task_configs(&connector, configs, signature),
+    )
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `PUT /connectors/{connector}/fence` (Kafka Connect's `fenceZombies`): the leader fences the
+/// transactional ids of the source connector's previous task generation when needed and
+/// writes its task-count record; 204 once done. Forwarded to the leader by the
+/// [forwarding layer](super::forward) when this worker is not the leader.
+pub(super) async fn fence_zombies(
+    State(state): State<AppState>,
+    PathParams(connector): PathParams<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, RestError> {
+    let signature = signature(&headers, &body);
+    complete(
+        state
+            .herder
+            .fence_zombies(&connector, FenceOrigin::Rest(signature)),
     )
     .await?;
     Ok(StatusCode::NO_CONTENT)

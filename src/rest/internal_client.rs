@@ -77,6 +77,28 @@ pub async fn put_task_configs(
     send_json(client, Method::POST, url, body, key).await
 }
 
+/// Asks the leader at `leader_url` for a round of zombie fencing of source connector
+/// `connector` (Kafka Connect's follower forwarding its task's preflight fencing): `PUT
+/// {leader_url}connectors/{connector}/fence` with an empty body, signed with `key` over it.
+/// Bounded by the client's timeout.
+///
+/// # Errors
+/// No answer, a signing failure, or a non-2xx answer ([`ForwardError::Refused`] with the
+/// status and Kafka Connect's message).
+pub async fn fence_zombies(
+    client: &RestClient,
+    leader_url: &str,
+    connector: &str,
+    key: Option<(&SigningKey, MacAlgorithm)>,
+) -> Result<(), ForwardError> {
+    let url = format!(
+        "{}{}/fence",
+        leader_url.trim_end_matches('/'),
+        super::connectors::location(connector)
+    );
+    send_json(client, Method::PUT, url, Vec::new(), key).await
+}
+
 /// Creates or updates connector `connector` through the worker at `worker_url` (its advertised
 /// REST URL): `PUT {worker_url}connectors/{connector}/config` with `config` as body, as a user
 /// would (that worker forwards it to its leader when it is not the leader).

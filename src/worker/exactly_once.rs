@@ -2,9 +2,10 @@
 //! the group id that names their transactional producers, the offsets store their transactions
 //! write to, and each connector's `transaction.boundary`.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use super::zombie_fencing::TaskFencing;
 use crate::storage::TransactionalOffsets;
 
 /// When a source task commits its transaction (`transaction.boundary`).
@@ -41,6 +42,9 @@ pub struct ExactlyOnceSources {
     pub group_id: String,
     /// The offsets topic, written inside each task's transactions.
     pub offsets: Arc<dyn TransactionalOffsets>,
+    /// The herder's zombie fencing, once the herder is up (set once; a distributed worker sets
+    /// it before any task starts).
+    pub fencing: OnceLock<Arc<dyn TaskFencing>>,
 }
 
 impl std::fmt::Debug for ExactlyOnceSources {
@@ -56,6 +60,11 @@ impl ExactlyOnceSources {
     /// `Worker.taskTransactionalId`).
     pub fn transactional_id(&self, connector: &str, task: u32) -> String {
         transactional_id(&self.group_id, connector, task)
+    }
+
+    /// The herder's zombie fencing, when one was set.
+    pub fn fencing(&self) -> Option<Arc<dyn TaskFencing>> {
+        self.fencing.get().cloned()
     }
 }
 

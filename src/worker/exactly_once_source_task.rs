@@ -4,14 +4,17 @@
 //! together or not at all, so a task that dies mid-transaction leaves nothing behind, and its
 //! next generation resumes from exactly the offsets of the records that were committed.
 //!
-//! Before the task starts, `init_transactions` fences every older producer with the task's
-//! transactional id (its open transaction is aborted), then the offsets topic is read to its
-//! end, so the task starts from the last committed offsets.
+//! Before the task starts, the leader fences the connector's previous task generation (every
+//! transactional id it had, see [`zombie_fencing`](super::zombie_fencing)), then
+//! `init_transactions` fences every older producer with the task's own transactional id (its
+//! open transaction is aborted), the task checks that its task configurations are still the
+//! current ones and it is still assigned here, then the offsets topic is read to its end, so
+//! the task starts from the last committed offsets.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, SourceTask, SourceTaskContext};
+use connect_api::{ConfigMap, ConnectError, SourceTask, SourceTaskContext};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
@@ -24,6 +27,7 @@ use super::record_pipeline::source_batch;
 use super::throughput::record_bytes;
 use super::tolerance::ErrorHandler;
 use super::transform_chain::TransformationChain;
+use super::zombie_fencing::TaskFencing;
 use crate::storage::{OffsetEntry, TransactionalOffsets};
 use crate::topics::{Delivery, TopicError, TransactionalProducer};
 
@@ -54,6 +58,9 @@ pub struct ExactlyOnceSourceTaskRunner {
     pub activity: Arc<TaskActivity>,
     /// Retries, tolerance, error reporters and counters.
     pub errors: ErrorHandler,
+    /// The herder's zombie fencing, with the task configuration generation the task was
+    /// started with (`None`: no herder fences, e.g. in unit tests).
+    pub fencing: Option<(Arc<dyn TaskFencing>, u32)>,
 }
 
 /// The open transaction.
@@ -96,7 +103,27 @@ impl ExactlyOnceSourceTaskRunner {
     /// The failure that stopped the task.
     pub async fn run(mut self) -> Result<(), TaskError> {
         let cancel = self.ctx.cancel.clone();
+        // The herder may be stopping this task while it waits for the herder's answers: a
+        // stop ends the wait (and the task, before it claims its id or runs).
+        if let Some((fencing, _)) = &self.fencing {
+            tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                fenced = fencing.fence_zombies(&self.connector) => fenced
+                    .map_err(|e| TaskError::at("Zombie fencing")(ConnectError::Retriable(e)))?,
+            }
+        }
+        if cancel.is_cancelled() {
+            // Do not claim the id when stopped meanwhile (that could fence a newer generation).
+            return Ok(());
+        }
         self.producer.init().await?;
+        if let Some((fencing, generation)) = &self.fencing {
+            tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                verified = fencing.verify_generation(&self.connector, self.ctx.task, *generation) => verified
+                    .map_err(|e| TaskError::at("Exactly-once task start")(ConnectError::Other(e)))?,
+            }
+        }
         self.offsets.read_to_end().await?;
         self.task
             .start(self.ctx.clone(), &self.config)

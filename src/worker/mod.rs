@@ -18,6 +18,7 @@ pub mod task_factory;
 pub mod throughput;
 pub mod tolerance;
 pub mod transform_chain;
+pub mod zombie_fencing;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -171,6 +172,11 @@ pub struct Worker {
 }
 
 impl Worker {
+    /// Where this worker's topics live.
+    pub fn topics(&self) -> Arc<dyn TopicBackend> {
+        self.topics.clone()
+    }
+
     /// A worker with no connectors.
     pub fn new(
         settings: WorkerSettings,
@@ -225,7 +231,7 @@ impl Worker {
         let members = task_configs.len();
         for (i, config) in task_configs.into_iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
-            self.start_task(&spec, id, config, members)?;
+            self.start_task(&spec, id, config, members, 0)?;
         }
         Ok(())
     }
@@ -367,8 +373,10 @@ impl Worker {
     }
 
     /// Starts task `id` of connector `spec` with its stored configuration; `members` is the
-    /// connector's task count (a sink task is member `id` of `members` in its group). The
-    /// connector instance need not run on this worker.
+    /// connector's task count (a sink task is member `id` of `members` in its group);
+    /// `generation` is the connector's task configuration generation (an exactly-once source
+    /// task checks it is still current once it claimed its transactional id). The connector
+    /// instance need not run on this worker.
     ///
     /// # Errors
     /// When the task's converters or client cannot be built.
@@ -378,6 +386,7 @@ impl Worker {
         id: u32,
         config: ConfigMap,
         members: usize,
+        generation: u32,
     ) -> Result<(), ConnectorStartError> {
         let name = spec.name.clone();
         let factory = Arc::new(TaskFactory {
@@ -387,6 +396,7 @@ impl Worker {
             topics: self.topics.clone(),
             settings: self.settings.clone(),
             members,
+            generation,
         });
         self.spawn_task(factory, &name, id, config)
             .map_err(|source| ConnectorStartError {

@@ -52,6 +52,8 @@ pub struct TaskFactory {
     pub settings: WorkerSettings,
     /// Number of tasks (sink group members).
     pub members: usize,
+    /// The connector's task configuration generation the tasks were started with.
+    pub generation: u32,
 }
 
 impl TaskFactory {
@@ -210,6 +212,7 @@ impl TaskFactory {
                         boundary: spec.transaction_boundary,
                         activity,
                         errors,
+                        fencing: eos.fencing().map(|f| (f, self.generation)),
                     }
                     .run(),
                 )

@@ -90,16 +90,16 @@ pub(super) struct Group {
 }
 
 /// How the session key is made, requests to other workers signed, and theirs checked (KIP-507).
-struct Signing {
+pub(super) struct Signing {
     key_algorithm: MacAlgorithm,
     key_size: Option<u32>,
     key_ttl: Duration,
     /// `inter.worker.signature.algorithm`.
-    signature_algorithm: MacAlgorithm,
+    pub(super) signature_algorithm: MacAlgorithm,
     /// `inter.worker.verification.algorithms`.
-    accepted: Vec<String>,
+    pub(super) accepted: Vec<String>,
     /// The client of requests to other workers.
-    client: RestClient,
+    pub(super) client: RestClient,
 }
 
 /// Kafka Connect's name of a connect sub-protocol in its `connect-protocol` metric.
@@ -144,7 +144,11 @@ pub struct DistributedHerder {
     pub(super) published: super::statuses::Published,
     /// Something changed since the last reconciliation.
     pub(super) dirty: bool,
-    signing: Signing,
+    pub(super) signing: Signing,
+    /// Zombie fencing rounds under way (on the leader).
+    pub(super) fencings: super::zombie_fencing::Fencings,
+    /// The requests' channel: the sender for handles, the receiver until the actor runs.
+    requests: (mpsc::Sender<Request>, Option<mpsc::Receiver<Request>>),
     /// Connectors whose task configurations the leader did not take: planned again.
     resubmit: (
         mpsc::UnboundedSender<String>,
@@ -222,6 +226,11 @@ impl DistributedHerder {
             published: Default::default(),
             dirty: true,
             signing,
+            fencings: Default::default(),
+            requests: {
+                let (tx, rx) = mpsc::channel(64);
+                (tx, Some(rx))
+            },
             resubmit: mpsc::unbounded_channel(),
         };
         herder.drain();
@@ -311,7 +320,7 @@ impl DistributedHerder {
     }
 
     /// Reads the config topic to its end and applies what is new.
-    async fn read_configs(&mut self) -> Result<(), HerderError> {
+    pub(super) async fn read_configs(&mut self) -> Result<(), HerderError> {
         self.configs.read_to_end().await.map_err(storage_error)?;
         self.drain();
         Ok(())
@@ -541,7 +550,7 @@ impl DistributedHerder {
     }
 
     /// The session key read from the config topic, if its algorithm is known.
-    fn session_key(&self) -> Option<SigningKey> {
+    pub(super) fn session_key(&self) -> Option<SigningKey> {
         let key = self.state.session_key()?;
         Some(SigningKey {
             key: key.key.clone(),
@@ -665,11 +674,22 @@ impl DistributedHerder {
         }
     }
 
+    /// A handle to the actor; requests wait until it runs ([`spawn`](Self::spawn)).
+    pub fn handle(&self) -> HerderHandle {
+        HerderHandle::new(self.requests.0.clone(), self.core.worker_id.clone())
+    }
+
     /// Runs the actor; returns its handle and task.
-    pub fn spawn(self) -> (HerderHandle, JoinHandle<()>) {
-        let (tx, rx) = mpsc::channel(64);
-        let handle = HerderHandle::new(tx, self.core.worker_id.clone());
-        (handle, tokio::spawn(self.run(rx)))
+    pub fn spawn(mut self) -> (HerderHandle, JoinHandle<()>) {
+        let handle = self.handle();
+        let rx = self.requests.1.take();
+        let task = tokio::spawn(async move {
+            match rx {
+                Some(rx) => self.run(rx).await,
+                None => warn!("The herder was spawned twice."),
+            }
+        });
+        (handle, task)
     }
 
     async fn next_member_event(group: &mut Option<Group>) -> Option<MemberEvent> {
@@ -712,6 +732,10 @@ impl DistributedHerder {
                 }
                 Some(event) = crate::herder::core::next_event(&mut events) => {
                     self.on_connector_event(event).await;
+                    continue;
+                }
+                Some((name, outcome)) = self.fencings.done_rx.recv() => {
+                    self.fencing_done(name, outcome).await;
                     continue;
                 }
                 _ = tick.tick() => {
@@ -774,6 +798,19 @@ impl DistributedHerder {
                         self.put_task_configs(&name, configs, signature.as_ref())
                             .await,
                     );
+                }
+                Request::FenceZombies {
+                    name,
+                    origin,
+                    reply,
+                } => self.fence_zombies(name, origin, reply).await,
+                Request::VerifyTaskGeneration {
+                    name,
+                    task,
+                    generation,
+                    reply,
+                } => {
+                    let _ = reply.send(self.verify_task_generation(&name, task, generation).await);
                 }
                 Request::Offsets(name, reply) => {
                     if let Err(e) = self.offsets.log().read_to_end().await {

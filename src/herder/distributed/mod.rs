@@ -8,3 +8,4 @@ pub mod member_config;
 mod reconcile;
 pub mod request_signature;
 mod statuses;
+pub mod zombie_fencing;

@@ -135,7 +135,10 @@ impl DistributedHerder {
     }
 
     /// The spec of `name`'s current configuration (built once per configuration).
-    fn current_spec(&mut self, name: &str) -> Result<Arc<crate::worker::ConnectorSpec>, String> {
+    pub(super) fn current_spec(
+        &mut self,
+        name: &str,
+    ) -> Result<Arc<crate::worker::ConnectorSpec>, String> {
         let stored = self
             .state
             .connector_config(name)
@@ -197,10 +200,11 @@ impl DistributedHerder {
             }
         };
         let members = self.state.tasks(name).len();
+        let generation = self.state.task_config_generation(name).unwrap_or(0);
         match self
             .core
             .worker
-            .start_task(&spec, id, config_map(&config), members)
+            .start_task(&spec, id, config_map(&config), members, generation)
         {
             Ok(()) => {
                 info!(connector = %name, task = id, "Task started on this worker.");

@@ -42,7 +42,9 @@ fn forwarding_herder(target: Option<String>) -> HerderHandle {
                 HerderRequest::AlterOffsets { reply, .. } => drop(reply.send(Err(e()))),
                 HerderRequest::RestartTask(_, _, r) => drop(r.send(Err(e()))),
                 HerderRequest::Topics(_, _, r) => drop(r.send(Err(e()))),
-                HerderRequest::PutTaskConfigs { reply, .. } => drop(reply.send(Err(e()))),
+                HerderRequest::PutTaskConfigs { reply, .. }
+                | HerderRequest::FenceZombies { reply, .. }
+                | HerderRequest::VerifyTaskGeneration { reply, .. } => drop(reply.send(Err(e()))),
                 HerderRequest::IdleFor(_, r) => drop(r.send(true)),
                 HerderRequest::RefreshMetrics(r) => drop(r.send(())),
                 HerderRequest::Shutdown(r) => drop(r.send(Default::default())),
