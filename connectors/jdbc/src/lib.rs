@@ -5,7 +5,11 @@
 //!
 //! * [`url`] reads a JDBC URL into a [`url::ConnectionSpec`] and its [`dialect::Dialect`].
 //! * [`connection`] opens a [`connection::Database`] from it.
+//! * [`source`] is the JDBC source connector ([`source::JdbcSourcePlugin`]).
 
 pub mod connection;
 pub mod dialect;
+pub mod source;
 pub mod url;
+
+pub use source::JdbcSourcePlugin;
