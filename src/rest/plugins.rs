@@ -91,6 +91,7 @@ mod tests {
                     "org.apache.kafka.connect.file.FileStreamSinkConnector",
                     "sink"
                 ),
+                ("io.confluent.connect.jdbc.JdbcSourceConnector", "source"),
                 (
                     "org.apache.kafka.connect.file.FileStreamSourceConnector",
                     "source"

@@ -462,6 +462,7 @@ async fn connector_plugins() {
     let s = start().await;
     let connectors = json!([
         {"class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "type": "sink", "version": env!("CARGO_PKG_VERSION")},
+        {"class": "io.confluent.connect.jdbc.JdbcSourceConnector", "type": "source", "version": env!("CARGO_PKG_VERSION")},
         {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "type": "source", "version": env!("CARGO_PKG_VERSION")},
     ]);
     for path in [
