@@ -17,7 +17,9 @@ use super::spec::{connector_spec, SpecError};
 use super::{HerderError, Request, TargetState};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
+use crate::worker::connector_events::ConnectorEvent;
 use crate::worker::{Activity, ConnectorSpec, Worker};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 /// What the herder knows of one connector.
 pub(crate) struct Entry {
@@ -47,6 +49,16 @@ pub(crate) fn connector_type(spec: &ConnectorSpec) -> ConnectorType {
     match spec.plugin {
         ConnectorPlugin::Source(_) => ConnectorType::Source,
         ConnectorPlugin::Sink(_) => ConnectorType::Sink,
+    }
+}
+
+/// The next request of a running connector; pending forever when there is no receiver.
+pub(crate) async fn next_event(
+    events: &mut Option<UnboundedReceiver<ConnectorEvent>>,
+) -> Option<ConnectorEvent> {
+    match events {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -172,6 +184,42 @@ impl HerderCore {
                     "A shutdown request reached the herder core; the herder handles it."
                 );
             }
+        }
+    }
+
+    /// Answers a running connector's request (standalone mode): a reconfiguration replaces
+    /// its tasks when the planned configurations differ from the running ones; a background
+    /// failure marks the connector FAILED.
+    pub(crate) async fn on_connector_event(&mut self, event: ConnectorEvent) {
+        match event {
+            ConnectorEvent::Reconfigure(name) => {
+                let planned = match self.worker.plan_tasks(&name) {
+                    None => return,
+                    Some(Ok(planned)) => planned,
+                    Some(Err(e)) => return self.fail(&name, e.to_string()),
+                };
+                let mut running = self.worker.task_reports(&name);
+                running.sort_by_key(|t| t.id);
+                let current: Vec<&ConfigMap> = running.iter().map(|t| &t.config).collect();
+                if current.len() == planned.len()
+                    && current.iter().zip(&planned).all(|(a, b)| *a == b)
+                {
+                    return;
+                }
+                info!(connector = %name, tasks = planned.len(), "Reconfiguring the connector's tasks.");
+                if let Err(e) = self.worker.replace_tasks(&name, planned).await {
+                    self.fail(&name, e.to_string());
+                }
+            }
+            ConnectorEvent::Failed(name, message) => self.fail(&name, message),
+        }
+    }
+
+    /// Marks connector `name` FAILED with `message` (its tasks keep their own state).
+    fn fail(&mut self, name: &str, message: String) {
+        warn!(connector = %name, error = %message, "The connector failed.");
+        if let Some(entry) = self.connectors.get_mut(name) {
+            entry.failure = Some(message);
         }
     }
 

@@ -7,6 +7,8 @@ pub mod distributed;
 pub mod entities;
 pub mod exactly_once_preflight;
 pub mod offsets;
+#[cfg(test)]
+mod reconfigure_tests;
 pub mod spec;
 pub mod standalone;
 pub mod transform_spec;

@@ -131,7 +131,18 @@ impl StandaloneHerder {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
-        while let Some(request) = rx.recv().await {
+        let mut events = self.core.worker.take_connector_events();
+        loop {
+            let request = tokio::select! {
+                request = rx.recv() => match request {
+                    Some(request) => request,
+                    None => break,
+                },
+                Some(event) = super::core::next_event(&mut events) => {
+                    self.core.on_connector_event(event).await;
+                    continue;
+                }
+            };
             let core = &mut self.core;
             match request {
                 Request::PutConfig {

@@ -2,6 +2,7 @@
 //! them cooperatively first, then by force after `task.shutdown.graceful.timeout.ms`.
 
 pub mod activity;
+pub mod connector_events;
 pub mod dead_letter;
 pub mod error;
 pub mod error_counters;
@@ -103,6 +104,15 @@ enum ConnectorInstance {
     Sink(Box<dyn connect_api::SinkConnector>),
 }
 
+/// A connector instance running on this worker, with the spec it was started from (to plan
+/// its tasks again when it asks) and the token its context watches.
+struct RunningConnector {
+    name: String,
+    instance: ConnectorInstance,
+    spec: Arc<ConnectorSpec>,
+    cancel: CancellationToken,
+}
+
 struct RunningTask {
     connector: String,
     id: u32,
@@ -148,8 +158,10 @@ pub struct Worker {
     offsets: Arc<dyn OffsetStore>,
     topics: Arc<dyn TopicBackend>,
     cancel: CancellationToken,
-    connectors: Vec<(String, ConnectorInstance)>,
+    connectors: Vec<RunningConnector>,
     tasks: Vec<RunningTask>,
+    /// Where the connectors' contexts send their requests (the herder takes the receiver).
+    events: connector_events::ConnectorEvents,
     /// Topics used by tasks stopped since the herder last asked.
     retired_topics: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
     /// The tasks' activity cells, for reports made without the worker.
@@ -174,6 +186,7 @@ impl Worker {
             cancel: CancellationToken::new(),
             connectors: Vec::new(),
             tasks: Vec::new(),
+            events: connector_events::ConnectorEvents::new(),
             retired_topics: std::collections::HashMap::new(),
             board: TaskBoard::default(),
             metrics: Arc::default(),
@@ -207,8 +220,8 @@ impl Worker {
         &mut self,
         spec: ConnectorSpec,
     ) -> Result<(), ConnectorStartError> {
-        let task_configs = self.start_connector_instance(&spec).await?;
         let spec = Arc::new(spec);
+        let task_configs = self.start_connector_instance(&spec).await?;
         let members = task_configs.len();
         for (i, config) in task_configs.into_iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
@@ -226,7 +239,7 @@ impl Worker {
     /// When the connector cannot be created or started, or plans too many tasks.
     pub async fn start_connector_instance(
         &mut self,
-        spec: &ConnectorSpec,
+        spec: &Arc<ConnectorSpec>,
     ) -> Result<Vec<ConfigMap>, ConnectorStartError> {
         let startup = &self.metrics.worker().connector_startup;
         startup.attempts.inc();
@@ -242,7 +255,7 @@ impl Worker {
     /// [`Worker::start_connector_instance`] without the start-up counters.
     async fn instantiate_connector(
         &mut self,
-        spec: &ConnectorSpec,
+        spec: &Arc<ConnectorSpec>,
     ) -> Result<Vec<ConfigMap>, ConnectorStartError> {
         let name = spec.name.clone();
         let fail = |source| ConnectorStartError {
@@ -250,16 +263,20 @@ impl Worker {
             source: spec.redactor.redact_error(source),
         };
         let span = info_span!("connector", connector = %name);
+        let cancel = self.cancel.child_token();
+        let ctx = self.events.context(&name, cancel.clone());
         let (instance, task_configs) = async {
             match &spec.plugin {
                 ConnectorPlugin::Source(p) => {
                     let mut c = p.new_connector();
+                    c.initialize(ctx);
                     c.start(&spec.props).await?;
                     let configs = c.task_configs(spec.tasks_max)?;
                     Ok::<_, ConnectError>((ConnectorInstance::Source(c), configs))
                 }
                 ConnectorPlugin::Sink(p) => {
                     let mut c = p.new_connector();
+                    c.initialize(ctx);
                     c.start(&spec.props).await?;
                     let configs = c.task_configs(spec.tasks_max)?;
                     Ok((ConnectorInstance::Sink(c), configs))
@@ -268,22 +285,85 @@ impl Worker {
         }
         .instrument(span.clone())
         .await
-        .map_err(fail)?;
-        let task_configs: Vec<ConfigMap> =
-            with_task_class(task_configs, spec.plugin.desc().task_class)
-                .iter()
-                .map(|c| crate::config::providers::reverse_transform(&spec.raw_props, c))
-                .collect();
-        if task_configs.len() > spec.tasks_max {
-            return Err(fail(ConnectError::Other(format!(
-                "The connector has generated {} tasks, which is greater than {}, the maximum number of tasks it is configured to create.",
-                task_configs.len(),
-                spec.tasks_max
-            ))));
-        }
+        .map_err(|e| {
+            cancel.cancel();
+            fail(e)
+        })?;
+        let task_configs = match finish_plan(spec, task_configs) {
+            Ok(configs) => configs,
+            Err(e) => {
+                cancel.cancel();
+                return Err(fail(e));
+            }
+        };
         span.in_scope(|| info!(tasks = task_configs.len(), "Connector started."));
-        self.connectors.push((name, instance));
+        self.connectors.push(RunningConnector {
+            name,
+            instance,
+            spec: spec.clone(),
+            cancel,
+        });
         Ok(task_configs)
+    }
+
+    /// The receiver of the running connectors' requests (reconfiguration, background
+    /// failure); the herder takes it once and answers them.
+    pub fn take_connector_events(
+        &mut self,
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<connector_events::ConnectorEvent>> {
+        self.events.take_receiver()
+    }
+
+    /// Asks connector `name`'s running instance to plan its tasks again (after it requested a
+    /// reconfiguration); `None` when its instance does not run here.
+    ///
+    /// # Errors
+    /// When the connector fails to plan, or plans more than `tasks.max` tasks.
+    pub fn plan_tasks(&self, name: &str) -> Option<Result<Vec<ConfigMap>, ConnectorStartError>> {
+        let running = self.connectors.iter().find(|c| c.name == name)?;
+        let planned = match &running.instance {
+            ConnectorInstance::Source(c) => c.task_configs(running.spec.tasks_max),
+            ConnectorInstance::Sink(c) => c.task_configs(running.spec.tasks_max),
+        };
+        Some(
+            planned
+                .and_then(|p| finish_plan(&running.spec, p))
+                .map_err(|source| ConnectorStartError {
+                    connector: name.to_owned(),
+                    source: running.spec.redactor.redact_error(source),
+                }),
+        )
+    }
+
+    /// Replaces connector `name`'s tasks with new ones of `configs` (a reconfiguration in
+    /// standalone mode): the old tasks stop (committing what they did), the new ones start
+    /// from the committed offsets.
+    ///
+    /// # Errors
+    /// When its instance does not run here, or a new task cannot be built.
+    pub async fn replace_tasks(
+        &mut self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+    ) -> Result<(), ConnectorStartError> {
+        let Some(spec) = self
+            .connectors
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.spec.clone())
+        else {
+            return Err(ConnectorStartError {
+                connector: name.to_owned(),
+                source: ConnectError::Other(format!("connector {name} does not run here")),
+            });
+        };
+        self.stop_tasks(name).await;
+        let members = configs.len();
+        for (i, config) in configs.into_iter().enumerate() {
+            let id = u32::try_from(i).unwrap_or(u32::MAX);
+            self.start_task(&spec, id, config, members)?;
+        }
+        Ok(())
     }
 
     /// Starts task `id` of connector `spec` with its stored configuration; `members` is the
@@ -479,16 +559,16 @@ impl Worker {
 
     /// Stops connector `name`'s instance (not its tasks) and forgets it.
     pub async fn stop_connector_instance(&mut self, name: &str) {
-        let index = self.connectors.iter().position(|(n, _)| n == name);
+        let index = self.connectors.iter().position(|c| c.name == name);
         if let Some(i) = index {
-            let (name, mut connector) = self.connectors.remove(i);
-            stop_instance(&name, &mut connector).await;
+            let mut connector = self.connectors.remove(i);
+            stop_instance(&mut connector).await;
         }
     }
 
     /// Whether connector `name`'s instance runs on this worker.
     pub fn runs_connector(&self, name: &str) -> bool {
-        self.connectors.iter().any(|(n, _)| n == name)
+        self.connectors.iter().any(|c| c.name == name)
     }
 
     /// Stops connector `name` and its tasks (cooperatively, then by force after the graceful
@@ -510,8 +590,8 @@ impl Worker {
         self.cancel.cancel();
         let tasks = std::mem::take(&mut self.tasks);
         let report = stop_tasks(tasks, self.settings.graceful_shutdown_timeout).await;
-        for (name, connector) in &mut self.connectors {
-            stop_instance(name, connector).await;
+        for connector in &mut self.connectors {
+            stop_instance(connector).await;
         }
         report
     }
@@ -568,14 +648,36 @@ async fn stop_tasks(mut tasks: Vec<RunningTask>, graceful: Duration) -> StopRepo
     report
 }
 
-async fn stop_instance(name: &str, connector: &mut ConnectorInstance) {
-    let result = match connector {
+async fn stop_instance(connector: &mut RunningConnector) {
+    connector.cancel.cancel();
+    let result = match &mut connector.instance {
         ConnectorInstance::Source(c) => c.stop().await,
         ConnectorInstance::Sink(c) => c.stop().await,
     };
     if let Err(e) = result {
-        warn!(connector = %name, error = %e, "Connector stop failed.");
+        warn!(connector = %connector.name, error = %e, "Connector stop failed.");
     }
+}
+
+/// The task configurations a connector planned, as stored and shown: each with its task class,
+/// config provider placeholders put back (Kafka's reverse transform); refused when there are
+/// more than `tasks.max`.
+fn finish_plan(
+    spec: &ConnectorSpec,
+    planned: Vec<ConfigMap>,
+) -> Result<Vec<ConfigMap>, ConnectError> {
+    let task_configs: Vec<ConfigMap> = with_task_class(planned, spec.plugin.desc().task_class)
+        .iter()
+        .map(|c| crate::config::providers::reverse_transform(&spec.raw_props, c))
+        .collect();
+    if task_configs.len() > spec.tasks_max {
+        return Err(ConnectError::Other(format!(
+            "The connector has generated {} tasks, which is greater than {}, the maximum number of tasks it is configured to create.",
+            task_configs.len(),
+            spec.tasks_max
+        )));
+    }
+    Ok(task_configs)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 #![allow(dead_code, missing_docs)]
 
 pub mod cluster;
+pub mod db;
 pub mod http;
 pub mod kafka;
 pub mod kafka_connect;

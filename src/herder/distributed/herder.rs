@@ -34,6 +34,7 @@ use crate::storage::topic_log::{
 };
 use crate::storage::{TopicOffsetStore, TopicStatusStore};
 use crate::topics::internal_topic::InternalTopicBackend;
+use crate::worker::connector_events::ConnectorEvent;
 use crate::worker::ConnectorSpec;
 
 /// How often the statuses of what runs here are compared with what was published.
@@ -633,6 +634,28 @@ impl DistributedHerder {
         stored != planned || self.state.inconsistent().contains(name)
     }
 
+    /// Answers a running connector's request: a reconfiguration stores the newly planned task
+    /// configurations when they differ (the leader writes them, a follower sends them to it),
+    /// and every worker then runs the new generation; a background failure marks it FAILED.
+    async fn on_connector_event(&mut self, event: ConnectorEvent) {
+        match event {
+            ConnectorEvent::Reconfigure(name) => {
+                let planned = match self.core.worker.plan_tasks(&name) {
+                    None => return,
+                    Some(Ok(planned)) => planned,
+                    Some(Err(e)) => return self.fail_connector(&name, e.to_string()),
+                };
+                if self.task_configs_differ(&name, &planned) {
+                    info!(connector = %name, tasks = planned.len(), "The connector asked for a task reconfiguration.");
+                    if let Err(e) = Box::pin(self.submit_task_configs(&name, &planned)).await {
+                        self.fail_connector(&name, e.to_string());
+                    }
+                }
+            }
+            ConnectorEvent::Failed(name, message) => self.fail_connector(&name, message),
+        }
+    }
+
     /// Plans connector `name`'s tasks again (its instance restarts) if it still runs here.
     async fn replan(&mut self, name: &str) {
         if self.running_connectors.remove(name).is_some() {
@@ -657,6 +680,7 @@ impl DistributedHerder {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
+        let mut events = self.core.worker.take_connector_events();
         let mut tick = tokio::time::interval(STATUS_TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -684,6 +708,10 @@ impl DistributedHerder {
                 }
                 Some(name) = self.resubmit.1.recv() => {
                     self.replan(&name).await;
+                    continue;
+                }
+                Some(event) = crate::herder::core::next_event(&mut events) => {
+                    self.on_connector_event(event).await;
                     continue;
                 }
                 _ = tick.tick() => {

@@ -151,7 +151,7 @@ impl DistributedHerder {
         Ok(spec)
     }
 
-    fn fail_connector(&mut self, name: &str, reason: String) {
+    pub(super) fn fail_connector(&mut self, name: &str, reason: String) {
         warn!(connector = %name, error = %reason, "Connector failed to start.");
         if let Some(entry) = self.core.connectors.get_mut(name) {
             entry.failure = Some(reason);

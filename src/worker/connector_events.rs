@@ -1,0 +1,98 @@
+//! What running connectors ask of the runtime through their [`ConnectorContext`]: to plan
+//! their tasks again, or to be marked failed. The worker hands each connector a context that
+//! sends here; the herder (standalone or distributed) takes the receiver and answers.
+
+use std::sync::{Arc, Mutex};
+
+use connect_api::{ConnectError, ConnectorContext, ConnectorControl};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio_util::sync::CancellationToken;
+
+/// A request of a running connector.
+#[derive(Debug)]
+pub enum ConnectorEvent {
+    /// Connector `0` asks for its tasks to be planned again (Kafka Connect's
+    /// `requestTaskReconfiguration`).
+    Reconfigure(String),
+    /// Connector `0` failed in the background with message `1` (Kafka Connect's `raiseError`).
+    Failed(String, String),
+}
+
+/// The channel behind every connector context of one worker.
+pub struct ConnectorEvents {
+    control: Arc<Sender>,
+    receiver: Mutex<Option<UnboundedReceiver<ConnectorEvent>>>,
+}
+
+impl Default for ConnectorEvents {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ConnectorEvents {
+    /// A channel nobody reads yet.
+    pub fn new() -> Self {
+        let (tx, rx) = unbounded_channel();
+        Self {
+            control: Arc::new(Sender(tx)),
+            receiver: Mutex::new(Some(rx)),
+        }
+    }
+
+    /// The context of connector `name`, whose requests arrive on this channel; `cancel` fires
+    /// when the connector stops.
+    pub fn context(&self, name: &str, cancel: CancellationToken) -> ConnectorContext {
+        ConnectorContext::new(name, self.control.clone(), cancel)
+    }
+
+    /// The receiver, once (the herder's); `None` when already taken.
+    pub fn take_receiver(&self) -> Option<UnboundedReceiver<ConnectorEvent>> {
+        self.receiver.lock().ok().and_then(|mut r| r.take())
+    }
+}
+
+/// Sends the contexts' requests (dropped when nobody listens: a worker without a herder).
+struct Sender(UnboundedSender<ConnectorEvent>);
+
+impl ConnectorControl for Sender {
+    fn request_task_reconfiguration(&self, connector: &str) {
+        let _ = self
+            .0
+            .send(ConnectorEvent::Reconfigure(connector.to_owned()));
+    }
+
+    fn raise_error(&self, connector: &str, error: ConnectError) {
+        let _ = self.0.send(ConnectorEvent::Failed(
+            connector.to_owned(),
+            error.to_string(),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn contexts_send_their_connectors_requests_to_the_one_receiver() {
+        let events = ConnectorEvents::new();
+        let mut rx = events.take_receiver().unwrap();
+        assert!(events.take_receiver().is_none());
+        let a = events.context("a", CancellationToken::new());
+        let b = events.context("b", CancellationToken::new());
+        b.request_task_reconfiguration();
+        a.raise_error(ConnectError::Other("boom".into()));
+        match rx.recv().await.unwrap() {
+            ConnectorEvent::Reconfigure(n) => assert_eq!(n, "b"),
+            other => panic!("{other:?}"),
+        }
+        match rx.recv().await.unwrap() {
+            ConnectorEvent::Failed(n, m) => {
+                assert_eq!(n, "a");
+                assert!(m.contains("boom"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
