@@ -549,6 +549,30 @@ impl SourceSettings {
                 "query mode publishes to topic.prefix, which must be set".into(),
             );
         }
+        let table_types: Vec<String> = list(TABLE_TYPES)
+            .iter()
+            .map(|t| t.to_ascii_uppercase())
+            .collect();
+        let known: &[&str] = match connection.dialect {
+            Dialect::Postgres => &[
+                "TABLE",
+                "VIEW",
+                "MATERIALIZED VIEW",
+                "PARTITIONED TABLE",
+                "FOREIGN TABLE",
+            ],
+            Dialect::MySql | Dialect::Sqlite => &["TABLE", "VIEW"],
+        };
+        if let Some(t) = table_types.iter().find(|t| !known.contains(&t.as_str())) {
+            return bad(
+                TABLE_TYPES,
+                format!(
+                    "table type {t:?} is not listed by connect-rs for {}; supported: {}",
+                    connection.dialect,
+                    known.join(", ")
+                ),
+            );
+        }
         let attempts = v.int(CONNECTION_ATTEMPTS).unwrap_or(3);
         Ok(Self {
             connection,
@@ -658,6 +682,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("needs table.include.list"));
+        let p = props(&[
+            ("connection.url", "jdbc:sqlite:/tmp/x.db"),
+            ("mode", "bulk"),
+            ("table.types", "SYSTEM TABLE"),
+        ]);
+        assert!(SourceSettings::parse(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("table type"));
     }
 
     #[test]
