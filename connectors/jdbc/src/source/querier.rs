@@ -226,9 +226,9 @@ enum Param {
 /// millisecond digits, so equal instants compare equal to `strftime('%f')` values.
 fn sqlite_ts(t: NaiveDateTime) -> String {
     let nanos = t.and_utc().timestamp_subsec_nanos();
-    let fraction = if nanos % 1_000_000 == 0 {
+    let fraction = if nanos.is_multiple_of(1_000_000) {
         "%.3f"
-    } else if nanos % 1_000 == 0 {
+    } else if nanos.is_multiple_of(1_000) {
         "%.6f"
     } else {
         "%.9f"
