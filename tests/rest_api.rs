@@ -345,7 +345,9 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
 
     // Plugins: connectors only by default (sinks first), everything with connectorsOnly=false.
     let connectors = json!([
+        {"class": "io.confluent.connect.jdbc.JdbcSinkConnector", "type": "sink", "version": version},
         {"class": SINK_CLASS, "type": "sink", "version": version},
+        {"class": "io.confluent.connect.jdbc.JdbcSourceConnector", "type": "source", "version": version},
         {"class": SOURCE_CLASS, "type": "source", "version": version},
     ]);
     check(&c.get("/connector-plugins"), 200, &connectors);

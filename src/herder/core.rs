@@ -497,6 +497,13 @@ impl HerderCore {
             let entry = self.entry(name)?;
             (entry.target, entry.connector_type)
         };
+        // FileStreamSource checks its offsets (`alterOffsets`); other sources take them as given.
+        let file_source = self
+            .entry(name)?
+            .config
+            .get("connector.class")
+            .and_then(|c| self.plugins.connector(c).ok())
+            .is_some_and(|p| p.desc().class_name == super::offsets::FILE_SOURCE_CLASS);
         if offsets.as_ref().is_some_and(Vec::is_empty) {
             return Err(HerderError::BadRequest(
                 "Partitions / offsets need to be provided for an alter offsets request".to_owned(),
@@ -510,7 +517,7 @@ impl HerderCore {
         // Check the request before stopping anything.
         let source_entries = match (connector_type, &offsets) {
             (ConnectorType::Sink, _) | (_, None) => None,
-            (_, Some(list)) => Some(super::offsets::parse_source(list)?),
+            (_, Some(list)) => Some(super::offsets::parse_source(list, file_source)?),
         };
         let sink_changes = match (connector_type, &offsets) {
             (ConnectorType::Sink, Some(list)) => Some(super::offsets::parse_sink(list)?),

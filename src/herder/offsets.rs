@@ -53,16 +53,21 @@ fn split(entry: &Value) -> Result<(&JsonObject, Option<&JsonObject>), HerderErro
     Ok((partition, offset))
 }
 
-/// Source offsets from a request, checked as FileStreamSource's `alterOffsets` does.
+/// The class whose offsets [`parse_source`] checks as its `alterOffsets` does.
+pub const FILE_SOURCE_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+
+/// Source offsets from a request; with `file_source`, checked as FileStreamSource's
+/// `alterOffsets` does (other connectors take any partition and offset objects, as Kafka
+/// Connect's default `alterOffsets`).
 ///
 /// # Errors
 /// BadRequest naming what is wrong.
-pub fn parse_source(entries: &[Value]) -> Result<Vec<OffsetEntry>, HerderError> {
+pub fn parse_source(entries: &[Value], file_source: bool) -> Result<Vec<OffsetEntry>, HerderError> {
     entries
         .iter()
         .map(|entry| {
             let (partition, offset) = split(entry)?;
-            if let Some(o) = offset {
+            if let Some(o) = offset.filter(|_| file_source) {
                 if o.get("position")
                     .and_then(Value::as_i64)
                     .is_none_or(|p| p < 0)

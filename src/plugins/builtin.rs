@@ -7,7 +7,10 @@ use super::registry::PluginRegistry;
 /// A registry holding every plugin compiled into this binary.
 pub fn registry() -> PluginRegistry {
     PluginRegistry::new(
-        vec![Arc::new(connect_file::FileStreamSourcePlugin)],
+        vec![
+            Arc::new(connect_file::FileStreamSourcePlugin),
+            Arc::new(connect_jdbc::JdbcSourcePlugin),
+        ],
         vec![
             Arc::new(connect_file::FileStreamSinkPlugin),
             Arc::new(connect_jdbc::sink::JdbcSinkPlugin),

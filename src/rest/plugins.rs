@@ -87,10 +87,12 @@ mod tests {
         assert_eq!(
             classes,
             [
+                ("io.confluent.connect.jdbc.JdbcSinkConnector", "sink"),
                 (
                     "org.apache.kafka.connect.file.FileStreamSinkConnector",
                     "sink"
                 ),
+                ("io.confluent.connect.jdbc.JdbcSourceConnector", "source"),
                 (
                     "org.apache.kafka.connect.file.FileStreamSourceConnector",
                     "source"

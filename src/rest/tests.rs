@@ -463,6 +463,7 @@ async fn connector_plugins() {
     let connectors = json!([
         {"class": "io.confluent.connect.jdbc.JdbcSinkConnector", "type": "sink", "version": env!("CARGO_PKG_VERSION")},
         {"class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "type": "sink", "version": env!("CARGO_PKG_VERSION")},
+        {"class": "io.confluent.connect.jdbc.JdbcSourceConnector", "type": "source", "version": env!("CARGO_PKG_VERSION")},
         {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "type": "source", "version": env!("CARGO_PKG_VERSION")},
     ]);
     for path in [

@@ -5,9 +5,13 @@
 //!
 //! * [`url`] reads a JDBC URL into a [`url::ConnectionSpec`] and its [`dialect::Dialect`].
 //! * [`connection`] opens a [`connection::Database`] from it.
+//! * [`source`] is the JDBC source connector ([`source::JdbcSourcePlugin`]).
 //! * [`sink`] is the JDBC sink connector.
 
 pub mod connection;
 pub mod dialect;
 pub mod sink;
+pub mod source;
 pub mod url;
+
+pub use source::JdbcSourcePlugin;
