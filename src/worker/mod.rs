@@ -367,7 +367,7 @@ impl Worker {
         let members = configs.len();
         for (i, config) in configs.into_iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
-            self.start_task(&spec, id, config, members)?;
+            self.start_task(&spec, id, config, members, 0)?;
         }
         Ok(())
     }
