@@ -2,7 +2,11 @@
 """Idle worker RSS of one or more connect-rs binaries side by side: FileStreamSource +
 FileStreamSink on an empty file on the embedded log, VmRSS 2 s after start, 5 alternating rounds.
 Usage: bench/idle-rss.py BINARY [BINARY...]  (prints median (min - max) MiB per binary)"""
+import subprocess, time, sys, statistics, tempfile
+
 bins = sys.argv[1:]
+if not bins:
+    sys.exit(__doc__)
 res = {b: [] for b in bins}
 for r in range(5):
     for b in bins:
