@@ -18,7 +18,7 @@
 //!         MemberEvent::Assigned(a) => {
 //!             stop(&a.revoked);
 //!             start(&a.assigned);
-//!             if !a.revoked.is_empty() { member.request_rejoin() }
+//!             if !a.revoked.is_empty() && a.protocol.is_incremental() { member.request_rejoin() }
 //!         }
 //!         MemberEvent::Revoked(all) => stop(&all),                  // eager protocol
 //!         MemberEvent::MembershipLost { .. } => stop_everything(),

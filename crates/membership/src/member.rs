@@ -6,8 +6,8 @@
 //! REBALANCE_IN_PROGRESS, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or a coordinator move. The
 //! herder sees [`MemberEvent`]s on a channel.
 //!
-//! Herder contract: after stopping the items of an `Assigned` event's `revoked`, call
-//! [`GroupMember::request_rejoin`] (the follow-up rebalance of KIP-415); on a `CONFIG_MISMATCH`
+//! Herder contract: after stopping the items of an `Assigned` event's `revoked` under an
+//! incremental protocol, call [`GroupMember::request_rejoin`] (the follow-up rebalance of KIP-415); on a `CONFIG_MISMATCH`
 //! assignment, read the config topic to its end and call `request_rejoin`. A scheduled
 //! rebalance (`delay` > 0) is rejoined by the member itself.
 
@@ -129,7 +129,8 @@ pub struct Assigned {
     pub config_offset: i64,
     /// Newly assigned items (eager: everything assigned).
     pub assigned: WorkItems,
-    /// Items to stop now.
+    /// Items to stop now. Incremental: the leader's revocations (rejoin after stopping them).
+    /// Eager: what this member still ran from an incremental generation (no rejoin needed).
     pub revoked: WorkItems,
     /// Scheduled rebalance delay in ms (the member rejoins after it by itself).
     pub delay: i32,
@@ -672,13 +673,17 @@ impl Runner {
         self.leader = assignment.leader.clone();
         self.leader_url = assignment.leader_url.clone();
         let assigned = assignment.assigned_items();
-        let revoked = assignment.revoked_items();
+        let mut revoked = assignment.revoked_items();
         if !assignment.failed() {
             self.assignment_offset = assignment.config_offset;
             if protocol.is_incremental() {
                 self.current.remove_all(&revoked);
                 self.current.extend(&assigned);
             } else {
+                // A member that ran under an incremental protocol kept its work through the
+                // join; when the group falls back to eager, what it no longer has is revoked.
+                revoked = self.current.clone();
+                revoked.remove_all(&assigned);
                 self.current = assigned.clone();
             }
         }

@@ -73,7 +73,7 @@ impl Worker {
                 if a.is_leader {
                     assert!(a.member_urls.values().all(|u| u.starts_with("http://")));
                 }
-                if !a.revoked.is_empty() {
+                if !a.revoked.is_empty() && a.protocol.is_incremental() {
                     if let Some(m) = &self.member {
                         m.request_rejoin();
                     }
@@ -217,7 +217,13 @@ async fn workers_share_the_work_a_newcomer_takes_some_and_a_crashed_leader_s_wor
 async fn an_eager_worker_downgrades_the_group_to_default() {
     let bootstrap = support::bootstrap();
     let group = support::unique("connect-eager");
+    // w1 runs everything under the sessioned protocol first; when the eager worker joins, the
+    // group falls back to eager and w1 must be told what it no longer runs.
     let mut w1 = Worker::start(&bootstrap, &group, "w1");
+    settle(&mut [&mut w1], "one sessioned worker", |ws| {
+        covered_once_and_balanced(ws) && ws[0].protocol == Some(ConnectProtocol::Sessioned)
+    })
+    .await;
     let mut config = MemberConfig::new(&bootstrap, &group, "http://w2:8083/");
     config.protocol = ConnectProtocol::Eager;
     config.session_timeout = Duration::from_secs(6);

@@ -446,7 +446,7 @@ impl DistributedHerder {
                 }
                 self.dirty = true;
                 self.settle().await;
-                if !a.revoked.is_empty() {
+                if !a.revoked.is_empty() && a.protocol.is_incremental() {
                     if let Some(group) = &self.group {
                         group.member.request_rejoin();
                     }
