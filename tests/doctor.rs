@@ -79,6 +79,26 @@ fn a_clean_set_up_prints_nothing_and_exits_0() {
 }
 
 #[test]
+fn without_exactly_once_sources_the_flush_warning_says_sources_re_deliver() {
+    let w = persistent_workdir();
+    let worker =
+        w.worker("offset.flush.interval.ms=900000\nembedded.log.exactly.once.source=false");
+    let out = run(&w, &["doctor", s(&worker)]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{}:5: warning: offset.flush.interval.ms: Offsets are committed every 15m: after a \
+             crash, sources re-deliver and sinks re-process up to 15m of records, more than the \
+             restart tolerance of 5m.\n  fix: Set offset.flush.interval.ms to at most 300000 \
+             (or pass a larger --restart-tolerance if that much redone work is fine).\n\
+             0 errors, 1 warning\n",
+            worker.display()
+        )
+    );
+}
+
+#[test]
 fn warnings_only_exit_5_with_every_finding_spelled_out() {
     let w = persistent_workdir();
     let worker = w.worker("offset.flush.interval.ms=900000\nembeded.log.dir=x");
@@ -102,8 +122,8 @@ fn warnings_only_exit_5_with_every_finding_spelled_out() {
         "{wf}:6: warning: embeded.log.dir: The configuration 'embeded.log.dir' was supplied but \
          isn't a known config. Did you mean 'embedded.log.dir'?\n  fix: {FIX_WARNING}\n\
          {wf}:5: warning: offset.flush.interval.ms: Offsets are committed every 15m: after a \
-         crash, sources re-deliver and sinks re-process up to 15m of records, more than the \
-         restart tolerance of 5m.\n  fix: Set offset.flush.interval.ms to at most 300000 (or \
+         crash, sinks re-process up to 15m of records (sources resume exactly: their offsets \
+         are committed with their records), more than the restart tolerance of 5m.\n  fix: Set offset.flush.interval.ms to at most 300000 (or \
          pass a larger --restart-tolerance if that much redone work is fine).\n\
          {sf}:3: warning: tasks.max: tasks.max is 4 but FileStreamSource splits this \
          configuration into 1 task: 3 tasks would never run.\n  fix: Set tasks.max=1; more \

@@ -32,6 +32,10 @@ pub enum Activity {
 pub enum Uncommitted {
     /// A source task: records sent whose source offsets are not stored yet.
     Source(u64),
+    /// A source task on the embedded log's commit journal: records sent whose offsets are
+    /// not in the offsets file yet. Its records and offsets become durable together, so the
+    /// next start repeats none of them.
+    JournaledSource(u64),
     /// A sink task: records put whose consumer offsets are not committed yet.
     Sink(u64),
 }
@@ -223,7 +227,9 @@ impl TaskActivity {
     /// task's `source-record-active-count` / `sink-record-active-count`).
     pub fn set_uncommitted(&self, uncommitted: Uncommitted) {
         let (gauge, n) = match uncommitted {
-            Uncommitted::Source(n) => (&self.metrics.source.active_count, n),
+            Uncommitted::Source(n) | Uncommitted::JournaledSource(n) => {
+                (&self.metrics.source.active_count, n)
+            }
             Uncommitted::Sink(n) => (&self.metrics.sink.active_count, n),
         };
         gauge.record(n);
@@ -282,7 +288,9 @@ impl TaskBoard {
             .cells()
             .values()
             .filter_map(|cell| match cell.uncommitted()? {
-                Uncommitted::Source(0) | Uncommitted::Sink(0) => None,
+                Uncommitted::Source(0) | Uncommitted::Sink(0) | Uncommitted::JournaledSource(_) => {
+                    None
+                }
                 Uncommitted::Source(n) => Some(format!(
                     "source task {}: {n} records sent since its offsets were last flushed will be produced again",
                     cell.name
@@ -298,5 +306,50 @@ impl TaskBoard {
         } else {
             lines
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(name: &str, kind: TaskKind, uncommitted: Uncommitted) -> Arc<TaskActivity> {
+        let cell = Arc::new(TaskActivity::new(
+            name.into(),
+            TaskMetrics::detached(),
+            kind,
+        ));
+        cell.set_uncommitted(uncommitted);
+        cell
+    }
+
+    #[test]
+    fn a_forced_exit_names_what_the_next_start_repeats_and_nothing_of_journaled_sources() {
+        let board = TaskBoard::default();
+        board.register(&cell("file-0", TaskKind::Source, Uncommitted::Source(7)));
+        board.register(&cell("sink-0", TaskKind::Sink, Uncommitted::Sink(3)));
+        board.register(&cell(
+            "journaled-0",
+            TaskKind::Source,
+            Uncommitted::JournaledSource(1000),
+        ));
+        assert_eq!(
+            board.repeated_on_next_start(),
+            [
+                "source task file-0: 7 records sent since its offsets were last flushed will be produced again",
+                "sink task sink-0: 3 records put since its last offset commit will be delivered to it again",
+            ]
+        );
+
+        let board = TaskBoard::default();
+        board.register(&cell(
+            "journaled-0",
+            TaskKind::Source,
+            Uncommitted::JournaledSource(1000),
+        ));
+        assert_eq!(
+            board.repeated_on_next_start(),
+            ["Every task's offsets are committed: the next start repeats nothing."]
+        );
     }
 }

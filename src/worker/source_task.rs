@@ -273,7 +273,12 @@ impl SourceTaskRunner {
     /// Tells the activity cell how many records sent have no stored offsets yet.
     fn report_uncommitted(&self, state: &LoopState) {
         let pending = state.sent.saturating_sub(state.stored);
-        self.activity.set_uncommitted(Uncommitted::Source(pending));
+        self.activity
+            .set_uncommitted(if self.producer.commits_source_offsets() {
+                Uncommitted::JournaledSource(pending)
+            } else {
+                Uncommitted::Source(pending)
+            });
     }
 
     /// Stores the committable offsets, then tells the task they were committed.
