@@ -47,6 +47,56 @@ fn committed_offset(broker: &Broker, group: &str, topic: &str) -> Option<i64> {
 }
 
 #[test]
+fn a_distributed_worker_exits_when_idle_only_after_it_ran_what_the_group_assigned_it() {
+    // The group's first join waits group.initial.rebalance.delay.ms (3 s on the harness's
+    // broker): a worker idle before it had any assignment must not count as done.
+    let broker = broker();
+    let w = Workdir::new();
+    let topic = Broker::unique("lines");
+    let group = Broker::unique("cluster");
+    let input = w.write("in.txt", numbered_lines(0, 1_000, WIDTH));
+    let output = w.path("out.txt");
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "bootstrap.servers={}\n\
+             group.id={group}\n\
+             config.storage.topic={group}-configs\n\
+             config.storage.replication.factor=1\n\
+             offset.storage.topic={group}-offsets\n\
+             offset.storage.replication.factor=1\n\
+             status.storage.topic={group}-status\n\
+             status.storage.replication.factor=1\n\
+             listeners=http://127.0.0.1:0\n\
+             key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             value.converter=org.apache.kafka.connect.storage.StringConverter\n",
+            broker.bootstrap()
+        ),
+    );
+    let source = w.source(&Broker::unique("src"), &input, &topic);
+    let sink = w.sink(&Broker::unique("dst"), &output, &topic);
+    let (worker, source, sink) = (
+        worker.display().to_string(),
+        source.display().to_string(),
+        sink.display().to_string(),
+    );
+    let out = w.run_to_exit(&[
+        "standalone",
+        "--distributed",
+        "--exit-when-idle=500ms",
+        &worker,
+        &source,
+        &sink,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&output).ok() == std::fs::read(&input).ok(),
+        "the worker exited before its tasks copied the input: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_file_goes_through_kafka_with_offsets_committed_as_last_plus_one() {
     let broker = broker();
     let w = Workdir::new();

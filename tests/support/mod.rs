@@ -110,10 +110,16 @@ impl Workdir {
         let mut args = vec!["standalone".to_owned(), format!("--exit-when-idle={idle}")];
         args.extend(files.iter().map(|f| f.display().to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run_to_exit(&args)
+    }
+
+    /// Runs `connect-rs ARGS` to completion; a run that does not end within [`RUN_TIMEOUT`] is
+    /// killed and fails the test.
+    pub fn run_to_exit(&self, args: &[&str]) -> Output {
         let out_path = self.path("run.stdout");
         let err_path = self.path("run.stderr");
         let mut child = self
-            .command(&args)
+            .command(args)
             .stdout(std::fs::File::create(&out_path).unwrap())
             .stderr(std::fs::File::create(&err_path).unwrap())
             .spawn()

@@ -87,6 +87,17 @@ pub(super) struct Group {
     /// The leader's REST URL, once a rebalance completed.
     pub(super) leader_url: Option<String>,
     pub(super) is_leader: bool,
+    /// A rejoin was asked for (or a scheduled rebalance is pending) and no assignment came
+    /// since: what this worker runs may be about to change.
+    pub(super) rejoining: bool,
+}
+
+impl Group {
+    /// Asks the member to rejoin the group.
+    fn rejoin(&mut self) {
+        self.member.request_rejoin();
+        self.rejoining = true;
+    }
 }
 
 /// How the session key is made, requests to other workers signed, and theirs checked (KIP-507).
@@ -260,6 +271,7 @@ impl DistributedHerder {
                     events,
                     leader_url: None,
                     is_leader: false,
+                    rejoining: false,
                 });
                 self.rebalancing();
             }
@@ -306,10 +318,10 @@ impl DistributedHerder {
             let snapshot = snapshot_of(&self.state);
             let items = snapshot.items();
             let changed = self.view.publish(snapshot);
-            match &self.group {
+            match &mut self.group {
                 Some(group) if changed => {
                     info!("The connectors or their tasks changed: rejoining the group.");
-                    group.member.request_rejoin();
+                    group.rejoin();
                 }
                 Some(_) => {}
                 None => self.assignment = items,
@@ -411,8 +423,8 @@ impl DistributedHerder {
                     if let Err(e) = self.read_configs().await {
                         warn!(error = %e, "Could not read the config topic.");
                     }
-                    if let Some(group) = &self.group {
-                        group.member.request_rejoin();
+                    if let Some(group) = &mut self.group {
+                        group.rejoin();
                     }
                     self.rebalancing();
                     return;
@@ -437,6 +449,7 @@ impl DistributedHerder {
                 if let Some(group) = &mut self.group {
                     group.leader_url = Some(a.leader_url.clone());
                     group.is_leader = a.is_leader;
+                    group.rejoining = a.delay > 0;
                 }
                 // Tasks that move here resume from the offsets their last owner committed.
                 if !a.assigned.tasks.is_empty() {
@@ -447,8 +460,8 @@ impl DistributedHerder {
                 self.dirty = true;
                 self.settle().await;
                 if !a.revoked.is_empty() && a.protocol.is_incremental() {
-                    if let Some(group) = &self.group {
-                        group.member.request_rejoin();
+                    if let Some(group) = &mut self.group {
+                        group.rejoin();
                     }
                     self.rebalancing();
                 }
@@ -632,7 +645,9 @@ impl DistributedHerder {
     }
 
     /// Whether `planned` differs from connector `name`'s stored task configurations (or those
-    /// are inconsistent: a commit is missing).
+    /// are inconsistent: a commit is missing), or those were planned from another connector
+    /// configuration than the current one (Kafka Connect's applied connector config: then
+    /// the same configurations are written again, also when there are none).
     pub(super) fn task_configs_differ(&self, name: &str, planned: &[ConfigMap]) -> bool {
         let stored: Vec<ConfigMap> = self
             .state
@@ -640,7 +655,9 @@ impl DistributedHerder {
             .into_iter()
             .map(|(_, p)| config_map(p))
             .collect();
-        stored != planned || self.state.inconsistent().contains(name)
+        stored != planned
+            || self.state.inconsistent().contains(name)
+            || self.state.applied_connector_config(name) != self.state.connector_config(name)
     }
 
     /// Answers a running connector's request: a reconfiguration stores the newly planned task
@@ -821,6 +838,9 @@ impl DistributedHerder {
                 Request::RefreshMetrics(reply) => {
                     self.refresh_metrics();
                     let _ = reply.send(());
+                }
+                Request::IdleFor(d, reply) => {
+                    let _ = reply.send(self.settled() && self.core.worker.all_idle_for(d));
                 }
                 Request::Shutdown(reply) => {
                     let report = self.shutdown().await;

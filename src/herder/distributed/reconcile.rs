@@ -134,6 +134,36 @@ impl DistributedHerder {
         }
     }
 
+    /// Whether this worker runs what it should for now: it joined the group (when there is
+    /// one) and no rejoin is pending, every connector assigned here runs (or failed) with task configurations planned
+    /// from its current configuration, and every task assigned here runs (or failed). Until
+    /// then `--exit-when-idle` does not count the worker as idle.
+    pub(super) fn settled(&self) -> bool {
+        if self
+            .group
+            .as_ref()
+            .is_some_and(|g| g.leader_url.is_none() || g.rejoining)
+        {
+            return false;
+        }
+        let connectors_planned = self.desired_connectors().iter().all(|c| {
+            let failed = self
+                .core
+                .connectors
+                .get(c)
+                .is_some_and(|e| e.failure.is_some());
+            failed
+                || (self.running_connectors.contains_key(c)
+                    && !self.state.inconsistent().contains(c)
+                    && self.state.applied_connector_config(c) == self.state.connector_config(c))
+        });
+        connectors_planned
+            && self
+                .desired_tasks()
+                .keys()
+                .all(|k| self.running_tasks.contains_key(k) || self.task_failures.contains_key(k))
+    }
+
     /// The spec of `name`'s current configuration (built once per configuration).
     pub(super) fn current_spec(
         &mut self,
