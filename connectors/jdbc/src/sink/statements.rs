@@ -217,7 +217,10 @@ impl StatementBuilder<'_> {
                     self.table,
                     self.cols(&self.all())
                 );
-                self.rows(prefix, format!(" on duplicate key update {}", set.join(",")))
+                self.rows(
+                    prefix,
+                    format!(" on duplicate key update {}", set.join(",")),
+                )
             }
             Dialect::Sqlite => self.rows(self.insert_head("INSERT OR REPLACE"), String::new()),
         }
@@ -389,7 +392,10 @@ mod tests {
             lite.insert().rows.unwrap().sql(2),
             "INSERT INTO \"t\"(\"name\") VALUES(?),(?)"
         );
-        assert!(b(Dialect::Sqlite, "\"t\"", &["id"], &["name"]).update().rows.is_none());
+        assert!(b(Dialect::Sqlite, "\"t\"", &["id"], &["name"])
+            .update()
+            .rows
+            .is_none());
     }
 
     #[test]

@@ -694,7 +694,14 @@ pub(crate) async fn scenario_batch_order(db: &TestDb, table: &str) {
     .await;
     // Three keys ten times each, all within one statement's reach (the default batch.size).
     let again: Vec<SinkRecord> = (0..30)
-        .map(|i| record(table, 100 + i, Some(id_key(i % 3)), Some(value(&format!("x{i}")))))
+        .map(|i| {
+            record(
+                table,
+                100 + i,
+                Some(id_key(i % 3)),
+                Some(value(&format!("x{i}"))),
+            )
+        })
         .collect();
     t.put(again).await.unwrap();
     t.stop().await.unwrap();
@@ -734,7 +741,11 @@ pub(crate) async fn scenario_batch_over_bind_limit(db: &TestDb, table: &str) {
     for (i, r) in rows.iter().enumerate() {
         assert_eq!(
             r,
-            &[s(&i.to_string()), s(&format!("n{i}")), s(&(i * 10).to_string())]
+            &[
+                s(&i.to_string()),
+                s(&format!("n{i}")),
+                s(&(i * 10).to_string())
+            ]
         );
     }
 }
