@@ -201,7 +201,9 @@ for n in range(1, runs + 1):
         for mode in ("insert", "upsert"):
             res.setdefault(("sink", tag, mode), []).append(sink_run(b, tag, mode, n, sink_data))
     loads.append(os.getloadavg())
-    print(f"round {n}/{runs} done, load average {loads[-1][0]:.2f}", file=sys.stderr)
+    done = "; ".join(f"{' '.join(k) if isinstance(k, tuple) else k} {v[-1]['rps']:,.0f} rows/s "
+                     f"{v[-1]['cpu']:.2f} CPU s" for k, v in res.items())
+    print(f"round {n}/{runs} done, load average {loads[-1][0]:.2f}: {done}", file=sys.stderr, flush=True)
 
 def mm(vals, fmt):
     return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))} – {fmt.format(max(vals))})"
