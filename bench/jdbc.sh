@@ -6,6 +6,7 @@
 #   BIN=/path/to/connect-rs        that binary, no build
 #   BIN_B=/path/to/other-build     also run the sink with a second binary, alternating with BIN in
 #                                  every round (e.g. the build before a sink change)
+#   PARTS=source|sink              only that half (default both)
 #
 # A throwaway PostgreSQL comes from scripts/db-harness.sh (its own folder under a temporary
 # directory, leased to this script and stopped at exit). Every round runs, in this order:
@@ -58,10 +59,14 @@ trap cleanup EXIT
 DB_HARNESS_LEASE=$$ bash scripts/db-harness.sh start postgres >"$WORK/db.env" \
   || { echo "bench: PostgreSQL did not start (scripts/db-harness.sh start postgres)" >&2; exit 1; }
 
-python3 - "$WORK" "$ROWS" "$RUNS" "$BIN" "${BIN_B:-}" <<'PY'
+PARTS=${PARTS:-source,sink}
+[[ "$PARTS" =~ ^(source|sink|source,sink)$ ]] || { echo "bench: PARTS is source, sink or source,sink" >&2; exit 2; }
+
+python3 - "$WORK" "$ROWS" "$RUNS" "$BIN" "${BIN_B:-}" "$PARTS" <<'PY'
 import os, re, shutil, statistics, subprocess, sys, time
 
 work, rows, runs, bin_a, bin_b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+parts = sys.argv[6].split(",")
 IDLE_MS = 500
 env = dict(l.split("=", 1) for l in open(os.path.join(work, "db.env")).read().split() if "=" in l)
 host, port, user, password, database = (env[k] for k in ("host", "port", "user", "password", "database"))
@@ -93,6 +98,7 @@ psql("INSERT INTO src SELECT i, (i * 7919) % 1000003, 'row ' || lpad(i::text, 10
      f"timestamp '2024-01-01' + i * interval '1 second' FROM generate_series(1, {rows}) i; ANALYZE src")
 psql(f"DROP TABLE IF EXISTS sink; CREATE TABLE sink ({COLS})")
 copy_file = os.path.join(work, "src.copy")
+psql(f"\\copy (SELECT * FROM src) TO '{copy_file}'")  # the sink floor's input
 
 def worker_files(d, data_dir, connector):
     os.makedirs(d, exist_ok=True)
@@ -193,13 +199,15 @@ loads = [os.getloadavg()]
 binaries = [("A", bin_a)] + ([("B", bin_b)] if bin_b else [])
 res = {}
 for n in range(1, runs + 1):
-    res.setdefault("copy-out", []).append(copy_out(n))
-    for mode in ("bulk", "incrementing"):
-        res.setdefault(("source", mode), []).append(source_run(bin_a, mode, n))
-    res.setdefault("copy-in", []).append(copy_in(n))
-    for tag, b in (binaries if n % 2 else binaries[::-1]):
-        for mode in ("insert", "upsert"):
-            res.setdefault(("sink", tag, mode), []).append(sink_run(b, tag, mode, n, sink_data))
+    if "source" in parts:
+        res.setdefault("copy-out", []).append(copy_out(n))
+        for mode in ("bulk", "incrementing"):
+            res.setdefault(("source", mode), []).append(source_run(bin_a, mode, n))
+    if "sink" in parts:
+        res.setdefault("copy-in", []).append(copy_in(n))
+        for tag, b in (binaries if n % 2 else binaries[::-1]):
+            for mode in ("insert", "upsert"):
+                res.setdefault(("sink", tag, mode), []).append(sink_run(b, tag, mode, n, sink_data))
     loads.append(os.getloadavg())
     done = "; ".join(f"{' '.join(k) if isinstance(k, tuple) else k} {v[-1]['rps']:,.0f} rows/s "
                      f"{v[-1]['cpu']:.2f} CPU s" for k, v in res.items())
@@ -221,15 +229,17 @@ print(f"  load average (1 min) at the start and after each round: {', '.join(f'{
 print()
 print("| variant | rows/s | seconds | CPU s (user+sys) |")
 print("|---|---|---|---|")
-line("source floor: psql \\copy (SELECT * FROM src) TO file", res["copy-out"])
-for mode in ("bulk", "incrementing"):
-    line(f"JdbcSource mode={mode} → embedded topic", res[("source", mode)])
-line("sink floor: psql \\copy sink FROM file", res["copy-in"])
-for tag, _ in binaries:
+if "source" in parts:
+    line("source floor: psql \\copy (SELECT * FROM src) TO file", res["copy-out"])
+    for mode in ("bulk", "incrementing"):
+        line(f"JdbcSource mode={mode} → embedded topic", res[("source", mode)])
+if "sink" in parts:
+    line("sink floor: psql \\copy sink FROM file", res["copy-in"])
+for tag, _ in binaries if "sink" in parts else []:
     for mode in ("insert", "upsert"):
         name = f"JdbcSink insert.mode={mode}" + (f" ({tag})" if bin_b else "")
         line(name, res[("sink", tag, mode)])
-if bin_b:
+if bin_b and "sink" in parts:
     print()
     for mode in ("insert", "upsert"):
         a, b = res[("sink", "A", mode)], res[("sink", "B", mode)]
