@@ -93,7 +93,7 @@ def psql(sql, timed=False):
 
 COLS = "id bigint PRIMARY KEY, n integer NOT NULL, txt text NOT NULL, amount numeric(12,2) NOT NULL, at timestamp NOT NULL"
 psql(f"DROP TABLE IF EXISTS src; CREATE TABLE src ({COLS})")
-psql("INSERT INTO src SELECT i, (i * 7919) % 1000003, 'row ' || lpad(i::text, 10, '0') || ' ' || "
+psql("INSERT INTO src SELECT i, ((i::bigint * 7919) % 1000003)::int, 'row ' || lpad(i::text, 10, '0') || ' ' || "
      f"repeat(chr(97 + (i % 26)), 35), ((i % 100000) * 1.37)::numeric(12,2), "
      f"timestamp '2024-01-01' + i * interval '1 second' FROM generate_series(1, {rows}) i; ANALYZE src")
 psql(f"DROP TABLE IF EXISTS sink; CREATE TABLE sink ({COLS})")
