@@ -190,77 +190,58 @@ pub fn to_sql(value: &Value, schema: &Schema, tz: DbTimeZone, column: &str) -> R
     })
 }
 
+/// Binds a [`SqlValue`] to a PostgreSQL or MySQL query: every value with its own type, a NULL
+/// with its column's, INT8 as `$i8` (PostgreSQL has no 1-byte integer).
+macro_rules! bind_typed {
+    ($q:ident, $v:ident, i8 as $i8:ty) => {
+        match $v {
+            SqlValue::Null(k) => match k {
+                Kind::Bool => $q.bind(None::<bool>),
+                Kind::I8 => $q.bind(None::<$i8>),
+                Kind::I16 => $q.bind(None::<i16>),
+                Kind::I32 => $q.bind(None::<i32>),
+                Kind::I64 => $q.bind(None::<i64>),
+                Kind::F32 => $q.bind(None::<f32>),
+                Kind::F64 => $q.bind(None::<f64>),
+                Kind::Text => $q.bind(None::<String>),
+                Kind::Bytes => $q.bind(None::<Vec<u8>>),
+                Kind::Decimal => $q.bind(None::<BigDecimal>),
+                Kind::Date => $q.bind(None::<NaiveDate>),
+                Kind::Time => $q.bind(None::<NaiveTime>),
+                Kind::Timestamp => $q.bind(None::<NaiveDateTime>),
+            },
+            SqlValue::Bool(b) => $q.bind(b),
+            SqlValue::I8(x) => $q.bind(<$i8>::from(x)),
+            SqlValue::I16(x) => $q.bind(x),
+            SqlValue::I32(x) => $q.bind(x),
+            SqlValue::I64(x) => $q.bind(x),
+            SqlValue::F32(x) => $q.bind(x),
+            SqlValue::F64(x) => $q.bind(x),
+            SqlValue::Text(s) => $q.bind(s),
+            SqlValue::Bytes(b) => $q.bind(b),
+            SqlValue::Decimal(d) => $q.bind(d),
+            SqlValue::Date(d) => $q.bind(d),
+            SqlValue::Time(t) => $q.bind(t),
+            SqlValue::Timestamp(t) => $q.bind(t),
+        }
+    };
+}
+
 /// Binds `v` to a PostgreSQL statement (INT8 as SMALLINT: PostgreSQL has no 1-byte integer).
 pub fn bind_pg<'q>(
     q: Query<'q, Postgres, PgArguments>,
     v: SqlValue,
 ) -> Query<'q, Postgres, PgArguments> {
-    match v {
-        SqlValue::Null(k) => match k {
-            Kind::Bool => q.bind(None::<bool>),
-            Kind::I8 | Kind::I16 => q.bind(None::<i16>),
-            Kind::I32 => q.bind(None::<i32>),
-            Kind::I64 => q.bind(None::<i64>),
-            Kind::F32 => q.bind(None::<f32>),
-            Kind::F64 => q.bind(None::<f64>),
-            Kind::Text => q.bind(None::<String>),
-            Kind::Bytes => q.bind(None::<Vec<u8>>),
-            Kind::Decimal => q.bind(None::<BigDecimal>),
-            Kind::Date => q.bind(None::<NaiveDate>),
-            Kind::Time => q.bind(None::<NaiveTime>),
-            Kind::Timestamp => q.bind(None::<NaiveDateTime>),
-        },
-        SqlValue::Bool(b) => q.bind(b),
-        SqlValue::I8(x) => q.bind(i16::from(x)),
-        SqlValue::I16(x) => q.bind(x),
-        SqlValue::I32(x) => q.bind(x),
-        SqlValue::I64(x) => q.bind(x),
-        SqlValue::F32(x) => q.bind(x),
-        SqlValue::F64(x) => q.bind(x),
-        SqlValue::Text(s) => q.bind(s),
-        SqlValue::Bytes(b) => q.bind(b),
-        SqlValue::Decimal(d) => q.bind(d),
-        SqlValue::Date(d) => q.bind(d),
-        SqlValue::Time(t) => q.bind(t),
-        SqlValue::Timestamp(t) => q.bind(t),
-    }
+    bind_typed!(q, v, i8 as i16)
 }
 
 /// Binds `v` to a MySQL/MariaDB statement.
+#[allow(clippy::useless_conversion)] // INT8 stays i8 here: `i8::from(i8)`.
 pub fn bind_mysql<'q>(
     q: Query<'q, MySql, MySqlArguments>,
     v: SqlValue,
 ) -> Query<'q, MySql, MySqlArguments> {
-    match v {
-        SqlValue::Null(k) => match k {
-            Kind::Bool => q.bind(None::<bool>),
-            Kind::I8 => q.bind(None::<i8>),
-            Kind::I16 => q.bind(None::<i16>),
-            Kind::I32 => q.bind(None::<i32>),
-            Kind::I64 => q.bind(None::<i64>),
-            Kind::F32 => q.bind(None::<f32>),
-            Kind::F64 => q.bind(None::<f64>),
-            Kind::Text => q.bind(None::<String>),
-            Kind::Bytes => q.bind(None::<Vec<u8>>),
-            Kind::Decimal => q.bind(None::<BigDecimal>),
-            Kind::Date => q.bind(None::<NaiveDate>),
-            Kind::Time => q.bind(None::<NaiveTime>),
-            Kind::Timestamp => q.bind(None::<NaiveDateTime>),
-        },
-        SqlValue::Bool(b) => q.bind(b),
-        SqlValue::I8(x) => q.bind(x),
-        SqlValue::I16(x) => q.bind(x),
-        SqlValue::I32(x) => q.bind(x),
-        SqlValue::I64(x) => q.bind(x),
-        SqlValue::F32(x) => q.bind(x),
-        SqlValue::F64(x) => q.bind(x),
-        SqlValue::Text(s) => q.bind(s),
-        SqlValue::Bytes(b) => q.bind(b),
-        SqlValue::Decimal(d) => q.bind(d),
-        SqlValue::Date(d) => q.bind(d),
-        SqlValue::Time(t) => q.bind(t),
-        SqlValue::Timestamp(t) => q.bind(t),
-    }
+    bind_typed!(q, v, i8 as i8)
 }
 
 /// Binds `v` to an SQLite statement: integers as INTEGER, floats as REAL, decimals as their

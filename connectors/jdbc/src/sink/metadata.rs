@@ -42,45 +42,40 @@ impl TableDef {
 /// # Errors
 /// The driver's error when the query fails.
 pub async fn describe(db: &Database, table: &TableId) -> Result<Option<TableDef>, sqlx::Error> {
+    // PostgreSQL and MySQL: information_schema, with the schema or else the current one.
+    macro_rules! information_schema {
+        ($pool:expr, $sql:expr) => {
+            sqlx::query($sql)
+                .bind(table.schema.as_deref())
+                .bind(&table.table)
+                .fetch_all($pool)
+                .await?
+                .iter()
+                .map(|r| {
+                    Ok(TableColumn {
+                        name: r.try_get(0)?,
+                        type_name: r.try_get::<String, _>(1)?.to_lowercase(),
+                        nullable: r.try_get::<String, _>(2)? == "YES",
+                    })
+                })
+                .collect::<Result<_, sqlx::Error>>()?
+        };
+    }
     let columns: Vec<TableColumn> = match db {
-        Database::Postgres(pool) => sqlx::query(
+        Database::Postgres(pool) => information_schema!(
+            pool,
             "SELECT column_name::text, data_type::text, is_nullable::text \
              FROM information_schema.columns \
              WHERE table_schema = COALESCE($1, current_schema()) AND table_name = $2 \
-             ORDER BY ordinal_position",
-        )
-        .bind(table.schema.as_deref())
-        .bind(&table.table)
-        .fetch_all(pool)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(TableColumn {
-                name: r.try_get(0)?,
-                type_name: r.try_get::<String, _>(1)?.to_lowercase(),
-                nullable: r.try_get::<String, _>(2)? == "YES",
-            })
-        })
-        .collect::<Result<_, sqlx::Error>>()?,
-        Database::MySql(pool) => sqlx::query(
+             ORDER BY ordinal_position"
+        ),
+        Database::MySql(pool) => information_schema!(
+            pool,
             "SELECT CAST(column_name AS CHAR), CAST(data_type AS CHAR), \
              CAST(is_nullable AS CHAR) FROM information_schema.columns \
              WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? \
-             ORDER BY ordinal_position",
-        )
-        .bind(table.schema.as_deref())
-        .bind(&table.table)
-        .fetch_all(pool)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(TableColumn {
-                name: r.try_get(0)?,
-                type_name: r.try_get::<String, _>(1)?.to_lowercase(),
-                nullable: r.try_get::<String, _>(2)? == "YES",
-            })
-        })
-        .collect::<Result<_, sqlx::Error>>()?,
+             ORDER BY ordinal_position"
+        ),
         Database::Sqlite(pool) => {
             let q = |s: &str| ident(s, Dialect::Sqlite, QuoteMethod::Always);
             let sql = match &table.schema {

@@ -7,8 +7,10 @@
 //! * [`statements`]: INSERT / upsert / UPDATE / DELETE text per dialect; [`ddl`]: CREATE and
 //!   ALTER TABLE with the type mapping.
 //! * [`bind`]: values to statement parameters; [`metadata`]: existing tables' columns.
-//! * [`writer`]: one `put()` in one transaction; [`task`], [`connector`], [`plugin`].
+//! * [`writer`]: one `put()` in one transaction, rows cut into multi-row statements by
+//!   [`batch`]; [`task`], [`connector`], [`plugin`].
 
+pub mod batch;
 pub mod bind;
 pub mod config;
 pub mod connector;

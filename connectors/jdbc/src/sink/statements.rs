@@ -1,7 +1,8 @@
 //! The sink's DML text per dialect, as Confluent's dialects write it: INSERT, the upserts
 //! (PostgreSQL `ON CONFLICT`, MySQL `ON DUPLICATE KEY UPDATE`, SQLite `INSERT OR REPLACE`),
 //! UPDATE and DELETE. Placeholders are `?`, except PostgreSQL's `$1, $2, …` (the wire
-//! protocol's own; JDBC rewrites `?` into them).
+//! protocol's own; JDBC rewrites `?` into them). INSERT and the upserts also come as
+//! [`Rows`]: the same statement with several rows of values, for batches.
 
 use crate::dialect::Dialect;
 use crate::sink::config::{InsertMode, QuoteMethod};
@@ -25,6 +26,54 @@ pub struct Statement {
     pub sql: String,
     /// Parameter order.
     pub order: BindOrder,
+    /// The same statement for several rows, when it takes them (INSERT and upserts).
+    pub rows: Option<Rows>,
+}
+
+/// An `INSERT … VALUES (…),(…) [suffix]` with any number of rows: `prefix`, one tuple of
+/// placeholders per row, then `suffix`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rows {
+    prefix: String,
+    suffix: String,
+    /// Per column: its PostgreSQL cast (`None` without one); empty casts for `?` dialects.
+    casts: Vec<Option<String>>,
+    numbered: bool,
+}
+
+impl Rows {
+    /// Parameters one row takes.
+    pub fn params_per_row(&self) -> usize {
+        self.casts.len()
+    }
+
+    /// The statement text for `n` rows (`n` ≥ 1); for one row it is [`Statement::sql`].
+    pub fn sql(&self, n: usize) -> String {
+        use std::fmt::Write;
+        let per = self.casts.len();
+        let mut out = String::with_capacity(self.prefix.len() + self.suffix.len() + n * per * 7);
+        out.push_str(&self.prefix);
+        for r in 0..n {
+            out.push_str(if r == 0 { "(" } else { ",(" });
+            for (i, cast) in self.casts.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if self.numbered {
+                    // Writing to a String cannot fail.
+                    let _ = write!(out, "${}", r * per + i + 1);
+                    if let Some(c) = cast {
+                        let _ = write!(out, "::{c}");
+                    }
+                } else {
+                    out.push('?');
+                }
+            }
+            out.push(')');
+        }
+        out.push_str(&self.suffix);
+        out
+    }
 }
 
 /// Builds statements for one table.
@@ -74,13 +123,6 @@ impl StatementBuilder<'_> {
         self.keys.iter().chain(self.values).copied().collect()
     }
 
-    fn placeholders(&self) -> String {
-        (0..self.keys.len() + self.values.len())
-            .map(|i| self.ph(i + 1, i))
-            .collect::<Vec<_>>()
-            .join(",")
-    }
-
     /// The statement of `mode`.
     ///
     /// # Errors
@@ -104,47 +146,61 @@ impl StatementBuilder<'_> {
         }
     }
 
-    /// `INSERT INTO <t> (<cols>) VALUES (…)` (MySQL and SQLite without the spaces).
-    pub fn insert(&self) -> Statement {
-        let sql = match self.dialect {
-            Dialect::Postgres => format!(
-                "INSERT INTO {} ({}) VALUES ({})",
-                self.table,
-                self.cols(&self.all()),
-                self.placeholders()
-            ),
-            Dialect::MySql | Dialect::Sqlite => format!(
-                "INSERT INTO {}({}) VALUES({})",
-                self.table,
-                self.cols(&self.all()),
-                self.placeholders()
-            ),
+    /// The multi-row form of `INSERT <prefix> VALUES (…) <suffix>`, and its one-row text.
+    fn rows(&self, prefix: String, suffix: String) -> Statement {
+        let n = self.keys.len() + self.values.len();
+        let rows = Rows {
+            prefix,
+            suffix,
+            casts: (0..n)
+                .map(|i| self.casts.get(i).copied().flatten().map(str::to_owned))
+                .collect(),
+            numbered: self.dialect == Dialect::Postgres,
         };
         Statement {
-            sql,
+            sql: rows.sql(1),
             order: BindOrder::KeysThenValues,
+            rows: Some(rows),
         }
+    }
+
+    /// `INSERT INTO <t> (<cols>) VALUES ` (MySQL and SQLite without the spaces).
+    fn insert_head(&self, verb: &str) -> String {
+        match self.dialect {
+            Dialect::Postgres => format!(
+                "{verb} INTO {} ({}) VALUES ",
+                self.table,
+                self.cols(&self.all())
+            ),
+            Dialect::MySql | Dialect::Sqlite => format!(
+                "{verb} INTO {}({}) VALUES",
+                self.table,
+                self.cols(&self.all())
+            ),
+        }
+    }
+
+    /// `INSERT INTO <t> (<cols>) VALUES (…)` (MySQL and SQLite without the spaces).
+    pub fn insert(&self) -> Statement {
+        self.rows(self.insert_head("INSERT"), String::new())
     }
 
     /// The dialect's insert-or-overwrite by primary key.
     pub fn upsert(&self) -> Statement {
-        let sql = match self.dialect {
+        match self.dialect {
             Dialect::Postgres => {
-                let head = self.insert().sql;
                 let keys = self.cols(self.keys);
-                if self.values.is_empty() {
-                    format!("{head} ON CONFLICT ({keys}) DO NOTHING")
+                let suffix = if self.values.is_empty() {
+                    format!(" ON CONFLICT ({keys}) DO NOTHING")
                 } else {
                     let set: Vec<String> = self
                         .values
                         .iter()
                         .map(|c| format!("{0}=EXCLUDED.{0}", self.col(c)))
                         .collect();
-                    format!(
-                        "{head} ON CONFLICT ({keys}) DO UPDATE SET {}",
-                        set.join(",")
-                    )
-                }
+                    format!(" ON CONFLICT ({keys}) DO UPDATE SET {}", set.join(","))
+                };
+                self.rows(self.insert_head("INSERT"), suffix)
             }
             Dialect::MySql => {
                 let targets = if self.values.is_empty() {
@@ -156,24 +212,17 @@ impl StatementBuilder<'_> {
                     .iter()
                     .map(|c| format!("{0}=values({0})", self.col(c)))
                     .collect();
-                format!(
-                    "insert into {}({}) values({}) on duplicate key update {}",
+                let prefix = format!(
+                    "insert into {}({}) values",
                     self.table,
-                    self.cols(&self.all()),
-                    self.placeholders(),
-                    set.join(",")
+                    self.cols(&self.all())
+                );
+                self.rows(
+                    prefix,
+                    format!(" on duplicate key update {}", set.join(",")),
                 )
             }
-            Dialect::Sqlite => format!(
-                "INSERT OR REPLACE INTO {}({}) VALUES({})",
-                self.table,
-                self.cols(&self.all()),
-                self.placeholders()
-            ),
-        };
-        Statement {
-            sql,
-            order: BindOrder::KeysThenValues,
+            Dialect::Sqlite => self.rows(self.insert_head("INSERT OR REPLACE"), String::new()),
         }
     }
 
@@ -201,6 +250,7 @@ impl StatementBuilder<'_> {
                 r#where.join(" AND ")
             ),
             order: BindOrder::ValuesThenKeys,
+            rows: None,
         }
     }
 
@@ -218,6 +268,7 @@ impl StatementBuilder<'_> {
         Some(Statement {
             sql: format!("DELETE FROM {} WHERE {}", self.table, r#where.join(" AND ")),
             order: BindOrder::KeysOnly,
+            rows: None,
         })
     }
 }
@@ -314,6 +365,37 @@ mod tests {
             s.upsert().sql,
             "INSERT OR REPLACE INTO \"t\"(\"id\",\"name\") VALUES(?,?)"
         );
+    }
+
+    #[test]
+    fn several_rows_number_and_cast_each_tuple() {
+        let casts = [None, Some("jsonb")];
+        let pg = StatementBuilder {
+            casts: &casts,
+            ..b(Dialect::Postgres, "\"t\"", &["id"], &["doc"])
+        };
+        let rows = pg.upsert().rows.unwrap();
+        assert_eq!(rows.params_per_row(), 2);
+        assert_eq!(
+            rows.sql(3),
+            "INSERT INTO \"t\" (\"id\",\"doc\") VALUES ($1,$2::jsonb),($3,$4::jsonb),($5,$6::jsonb) \
+             ON CONFLICT (\"id\") DO UPDATE SET \"doc\"=EXCLUDED.\"doc\""
+        );
+        let my = b(Dialect::MySql, "`t`", &["id"], &["name"]);
+        assert_eq!(
+            my.upsert().rows.unwrap().sql(2),
+            "insert into `t`(`id`,`name`) values(?,?),(?,?) on duplicate key update \
+             `name`=values(`name`)"
+        );
+        let lite = b(Dialect::Sqlite, "\"t\"", &[], &["name"]);
+        assert_eq!(
+            lite.insert().rows.unwrap().sql(2),
+            "INSERT INTO \"t\"(\"name\") VALUES(?),(?)"
+        );
+        assert!(b(Dialect::Sqlite, "\"t\"", &["id"], &["name"])
+            .update()
+            .rows
+            .is_none());
     }
 
     #[test]

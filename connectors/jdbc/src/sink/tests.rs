@@ -632,6 +632,124 @@ pub(crate) async fn scenario_one_transaction(db: &TestDb, table: &str) {
     assert_eq!(rows, [[s("1"), s("a")]]);
 }
 
+/// Batches keep the record order: the same key several times in one statement's reach ends as
+/// its last record (PostgreSQL's ON CONFLICT refuses a row twice in one statement), and a
+/// tombstone between writes deletes exactly what was written before it.
+pub(crate) async fn scenario_batch_order(db: &TestDb, table: &str) {
+    db.drop_table(table).await;
+    let mut t = task(
+        &db.url,
+        &[
+            ("auto.create", "true"),
+            ("insert.mode", "upsert"),
+            ("pk.mode", "record_key"),
+            ("delete.enabled", "true"),
+            ("batch.size", "5"),
+        ],
+    )
+    .await;
+    let value = |v: &str| {
+        let schema = SchemaBuilder::struct_()
+            .field("v", Schema::optional(SchemaType::String))
+            .build();
+        let st = Struct::from_values(schema.clone(), vec![v.into()]).unwrap();
+        (schema, Value::Struct(st))
+    };
+    let script: [(i64, Option<&str>); 14] = [
+        (1, Some("a")),
+        (2, Some("b")),
+        (1, Some("a2")),
+        (1, None),
+        (3, Some("c")),
+        (2, Some("b2")),
+        (1, Some("a3")),
+        (2, Some("b3")),
+        (3, None),
+        (4, Some("d")),
+        (4, Some("d2")),
+        (4, Some("d3")),
+        (5, Some("e")),
+        (5, None),
+    ];
+    let batch: Vec<SinkRecord> = script
+        .iter()
+        .zip(0..)
+        .map(|((k, v), o)| record(table, o, Some(id_key(*k)), v.map(value)))
+        .collect();
+    t.put(batch).await.unwrap();
+    t.stop().await.unwrap();
+    let rows = db.rows(table, &["id", "v"], "id").await;
+    assert_eq!(
+        rows,
+        [[s("1"), s("a3")], [s("2"), s("b3")], [s("4"), s("d3")]]
+    );
+    let mut t = task(
+        &db.url,
+        &[
+            ("insert.mode", "upsert"),
+            ("pk.mode", "record_key"),
+            ("delete.enabled", "true"),
+        ],
+    )
+    .await;
+    // Three keys ten times each, all within one statement's reach (the default batch.size).
+    let again: Vec<SinkRecord> = (0..30)
+        .map(|i| {
+            record(
+                table,
+                100 + i,
+                Some(id_key(i % 3)),
+                Some(value(&format!("x{i}"))),
+            )
+        })
+        .collect();
+    t.put(again).await.unwrap();
+    t.stop().await.unwrap();
+    let rows = db.rows(table, &["id", "v"], "id").await;
+    assert_eq!(
+        rows,
+        [
+            [s("0"), s("x27")],
+            [s("1"), s("x28")],
+            [s("2"), s("x29")],
+            [s("4"), s("d3")]
+        ]
+    );
+}
+
+/// A batch with more parameters than one statement may bind (12 columns × 6000 rows, over
+/// PostgreSQL's and MySQL's 65535 and SQLite's 32766) is cut into several statements.
+pub(crate) async fn scenario_batch_over_bind_limit(db: &TestDb, table: &str) {
+    db.drop_table(table).await;
+    let mut t = task(
+        &db.url,
+        &[
+            ("auto.create", "true"),
+            ("pk.mode", "record_value"),
+            ("pk.fields", "id"),
+            ("batch.size", "100000"),
+        ],
+    )
+    .await;
+    let batch: Vec<SinkRecord> = (0..6000)
+        .map(|i| record(table, i, None, Some(wide(i, Some(&format!("n{i}"))))))
+        .collect();
+    t.put(batch).await.unwrap();
+    t.stop().await.unwrap();
+    let rows = db.rows(table, &["id", "name", "n"], "id").await;
+    assert_eq!(rows.len(), 6000);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(
+            r,
+            &[
+                s(&i.to_string()),
+                s(&format!("n{i}")),
+                s(&(i * 10).to_string())
+            ]
+        );
+    }
+}
+
 mod sqlite {
     use super::*;
 
@@ -683,6 +801,18 @@ mod sqlite {
     async fn one_transaction() {
         let dir = tempfile::tempdir().unwrap();
         scenario_one_transaction(&db(&dir).await, "txn").await;
+    }
+
+    #[tokio::test]
+    async fn batch_order() {
+        let dir = tempfile::tempdir().unwrap();
+        scenario_batch_order(&db(&dir).await, "bord").await;
+    }
+
+    #[tokio::test]
+    async fn batch_over_bind_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        scenario_batch_over_bind_limit(&db(&dir).await, "blim").await;
     }
 
     #[tokio::test]
@@ -832,6 +962,16 @@ macro_rules! server_scenarios {
             #[tokio::test]
             async fn one_transaction() {
                 scenario_one_transaction(&db().await, "sink_txn").await;
+            }
+
+            #[tokio::test]
+            async fn batch_order() {
+                scenario_batch_order(&db().await, "sink_bord").await;
+            }
+
+            #[tokio::test]
+            async fn batch_over_bind_limit() {
+                scenario_batch_over_bind_limit(&db().await, "sink_blim").await;
             }
         }
     };

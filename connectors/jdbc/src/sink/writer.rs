@@ -1,6 +1,7 @@
 //! Writes one `put()` batch: records to per-table statements (tables created and evolved as
 //! configured first, outside the transaction), then every row in one transaction, in record
-//! order, committed at the end or rolled back on the first error.
+//! order (consecutive rows in multi-row statements, see [`crate::sink::batch`]), committed at
+//! the end or rolled back on the first error.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,8 +11,9 @@ use connect_api::{ConnectError, SchemaRef, SinkRecord, Value};
 
 use crate::connection::Database;
 use crate::dialect::Dialect;
+use crate::sink::batch;
 use crate::sink::bind::{bind_mysql, bind_pg, bind_sqlite, to_sql, SqlValue};
-use crate::sink::config::{PkMode, SinkConfig};
+use crate::sink::config::{InsertMode, PkMode, SinkConfig};
 use crate::sink::ddl::{alter_table, create_table};
 use crate::sink::fields::{Column, Fields, Source};
 use crate::sink::metadata::{describe, execute_ddl, TableDef};
@@ -204,7 +206,9 @@ impl Writer {
                 });
             }
         }
-        execute(&db, ops).await
+        let unique_keys = self.config.dialect == Dialect::Postgres
+            && self.config.insert_mode == InsertMode::Upsert;
+        execute(&db, ops, self.config.batch_size, unique_keys).await
     }
 
     /// Refuses records the configuration cannot write (Confluent's `RecordValidator`).
@@ -507,33 +511,86 @@ impl Writer {
     }
 }
 
-/// Runs `ops` in one transaction.
-async fn execute(db: &Database, ops: Vec<Op>) -> Result<(), WriteError> {
+/// The statement of `op`.
+fn statement(op: &Op) -> Option<&Statement> {
+    if op.delete {
+        op.plan.delete.as_ref()
+    } else {
+        op.plan.write.as_ref()
+    }
+}
+
+/// Cuts `ops` into statements: consecutive writes of one plan together, up to `batch_size`
+/// rows and the parameter limit; with `unique_keys`, never one key twice in a statement.
+fn statements(
+    ops: &[Op],
+    dialect: Dialect,
+    batch_size: usize,
+    unique_keys: bool,
+) -> Vec<std::ops::Range<usize>> {
+    let mut group = 0;
+    let described: Vec<batch::Op> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            if i > 0 && !Arc::ptr_eq(&ops[i - 1].plan, &op.plan) {
+                group += 1;
+            }
+            let rows = statement(op)
+                .and_then(|s| s.rows.as_ref())
+                .filter(|_| !op.delete);
+            batch::Op {
+                group,
+                max_rows: rows
+                    .map(|r| batch::rows_per_statement(batch_size, r.params_per_row(), dialect)),
+                key: (unique_keys && rows.is_some())
+                    .then(|| batch::key_bytes(&op.values[..op.plan.fields.keys.len()])),
+            }
+        })
+        .collect();
+    batch::split(&described)
+}
+
+/// Runs `ops` in one transaction, in multi-row statements of up to `batch_size` rows.
+async fn execute(
+    db: &Database,
+    ops: Vec<Op>,
+    batch_size: usize,
+    unique_keys: bool,
+) -> Result<(), WriteError> {
+    let ranges = statements(&ops, db.dialect(), batch_size, unique_keys);
     macro_rules! run {
         ($pool:expr, $bind:ident) => {{
             let mut tx = $pool
                 .begin()
                 .await
                 .map_err(db_err("beginning a transaction"))?;
-            for op in ops {
-                let Op {
-                    plan,
-                    delete,
-                    values,
-                } = op;
-                let stmt = if delete {
+            let mut ops = ops.into_iter();
+            for range in ranges {
+                let n = range.len();
+                let chunk: Vec<Op> = ops.by_ref().take(n).collect();
+                let Some(first) = chunk.first() else { continue };
+                let plan = first.plan.clone();
+                let stmt = if first.delete {
                     plan.delete.as_ref()
                 } else {
                     plan.write.as_ref()
                 };
                 let Some(stmt) = stmt else { continue };
-                let mut q = sqlx::query(&stmt.sql);
-                for v in values {
-                    q = $bind(q, v);
+                let sql = match (&stmt.rows, n) {
+                    (Some(rows), 2..) => rows.sql(n),
+                    _ => stmt.sql.clone(),
+                };
+                let mut q = sqlx::query(&sql);
+                for op in chunk {
+                    for v in op.values {
+                        q = $bind(q, v);
+                    }
                 }
-                q.execute(&mut *tx)
-                    .await
-                    .map_err(db_err(format!("executing {}", stmt.sql)))?;
+                q.execute(&mut *tx).await.map_err(db_err(format!(
+                    "executing {} ({n} row(s) in one statement)",
+                    stmt.sql
+                )))?;
             }
             tx.commit()
                 .await
