@@ -1,5 +1,6 @@
 //! Column metadata (what JDBC's `DatabaseMetaData.getColumns` / `ResultSetMetaData` give the
-//! reference connector): type, nullability, precision and scale, auto-increment.
+//! reference connector): type, nullability, precision and scale, auto-increment, and the
+//! column's place in the primary key (`getPrimaryKeys`' `KEY_SEQ`).
 
 use sqlx::{Column, Executor, Row, TypeInfo};
 
@@ -21,12 +22,14 @@ pub async fn table_columns(db: &Database, table: &TableId) -> Result<Vec<ColumnM
                  information_schema._pg_numeric_precision(a.atttypid, a.atttypmod)::int8, \
                  information_schema._pg_numeric_scale(a.atttypid, a.atttypmod)::int8, \
                  (COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%' OR a.attidentity <> ''), \
-                 CASE WHEN t.typname IN ('bit', 'varbit') THEN a.atttypmod::int8 END \
+                 CASE WHEN t.typname IN ('bit', 'varbit') THEN a.atttypmod::int8 END, \
+                 array_position(i.indkey::int2[], a.attnum)::int8 \
                  FROM pg_catalog.pg_attribute a \
                  JOIN pg_catalog.pg_class c ON c.oid = a.attrelid \
                  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
                  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
                  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
+                 LEFT JOIN pg_catalog.pg_index i ON i.indrelid = c.oid AND i.indisprimary \
                  WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped \
                  ORDER BY a.attnum",
             )
@@ -45,6 +48,7 @@ pub async fn table_columns(db: &Database, table: &TableId) -> Result<Vec<ColumnM
                         unsigned: false,
                         auto_increment: r.try_get(5)?,
                         bit_length: r.try_get(6)?,
+                        key_position: r.try_get(7)?,
                     })
                 })
                 .collect()
@@ -54,9 +58,12 @@ pub async fn table_columns(db: &Database, table: &TableId) -> Result<Vec<ColumnM
                 "SELECT CAST(COLUMN_NAME AS CHAR), CAST(DATA_TYPE AS CHAR), \
                  CAST(IS_NULLABLE = 'YES' AS SIGNED), CAST(NUMERIC_PRECISION AS SIGNED), \
                  CAST(NUMERIC_SCALE AS SIGNED), CAST(COLUMN_TYPE LIKE '%unsigned%' AS SIGNED), \
-                 CAST(EXTRA LIKE '%auto_increment%' AS SIGNED) \
-                 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? \
-                 ORDER BY ORDINAL_POSITION",
+                 CAST(EXTRA LIKE '%auto_increment%' AS SIGNED), \
+                 (SELECT CAST(k.ORDINAL_POSITION AS SIGNED) FROM information_schema.KEY_COLUMN_USAGE k \
+                  WHERE k.CONSTRAINT_NAME = 'PRIMARY' AND k.TABLE_SCHEMA = c.TABLE_SCHEMA \
+                  AND k.TABLE_NAME = c.TABLE_NAME AND k.COLUMN_NAME = c.COLUMN_NAME) \
+                 FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = ? AND c.TABLE_NAME = ? \
+                 ORDER BY c.ORDINAL_POSITION",
             )
             .bind(ns)
             .bind(&table.name)
@@ -80,6 +87,7 @@ pub async fn table_columns(db: &Database, table: &TableId) -> Result<Vec<ColumnM
                         scale: r.try_get(4)?,
                         unsigned: flag(5)?,
                         auto_increment: flag(6)?,
+                        key_position: r.try_get(7)?,
                     })
                 })
                 .collect()
@@ -110,6 +118,7 @@ pub async fn table_columns(db: &Database, table: &TableId) -> Result<Vec<ColumnM
                         unsigned: false,
                         auto_increment: rowid,
                         bit_length: None,
+                        key_position: (pk > 0).then_some(pk),
                     })
                 })
                 .collect()
@@ -141,6 +150,7 @@ pub async fn query_columns(db: &Database, sql: &str) -> Result<Vec<ColumnMeta>, 
                         scale,
                         auto_increment: false,
                         bit_length: None,
+                        key_position: None,
                     }
                 })
                 .collect()

@@ -84,6 +84,9 @@ pub const DB_TIMEZONE: &str = "db.timezone";
 pub const TRANSACTION_ISOLATION_MODE: &str = "transaction.isolation.mode";
 /// `timestamp.granularity`.
 pub const TIMESTAMP_GRANULARITY: &str = "timestamp.granularity";
+/// `key.from.primary.key`: connect-rs's extension (the reference emits no key): records get the
+/// table's primary-key columns as their key.
+pub const KEY_FROM_PRIMARY_KEY: &str = "key.from.primary.key";
 /// `tables`: the task configuration key with the task's tables (quoted, comma-joined).
 pub const TABLES: &str = "tables";
 
@@ -231,6 +234,8 @@ pub struct SourceSettings {
     pub topic_prefix: String,
     /// `timestamp.delay.interval.ms`.
     pub timestamp_delay: Duration,
+    /// `key.from.primary.key`: the record key is the Struct of the primary-key columns.
+    pub key_from_primary_key: bool,
 }
 
 /// The JDBC source's configuration keys.
@@ -352,6 +357,10 @@ pub fn source_config_def() -> ConfigDef {
         )
         .define(key(DB_TIMEZONE, T::String, KeyDefault::Value("UTC"), Medium,
             "Time zone of timestamps without zone in the database; connect-rs supports UTC only.").in_group(CONN, 6))
+        .define(key(KEY_FROM_PRIMARY_KEY, T::Boolean, KeyDefault::Value("false"), Medium,
+            "connect-rs extension: key each record with a Struct of its table's primary-key \
+             columns (in key order; named as the value). Every table must have a primary key; \
+             not with query. Default false: no key, as the Confluent connector.").in_group(CONN, 7))
         .define(key("max.buffer.size", T::Int, KeyDefault::Value("100000"), Low, "Ignored by connect-rs (warned about when set)."))
         .define(key("poll.linger.ms", T::Long, KeyDefault::Value("5000"), Low, "Ignored by connect-rs (warned about when set)."))
         .define(key("query.retry.attempts", T::Int, KeyDefault::Value("-1"), Low, "Ignored by connect-rs (warned about when set)."))
@@ -573,6 +582,15 @@ impl SourceSettings {
                 ),
             );
         }
+        let key_from_primary_key = v.boolean(KEY_FROM_PRIMARY_KEY).unwrap_or(false);
+        if key_from_primary_key && query.is_some() {
+            return bad(
+                KEY_FROM_PRIMARY_KEY,
+                "key.from.primary.key=true needs tables: a custom query has no primary key \
+                 (remove the key, or key the records with a ValueToKey transform)"
+                    .into(),
+            );
+        }
         let attempts = v.int(CONNECTION_ATTEMPTS).unwrap_or(3);
         Ok(Self {
             connection,
@@ -600,6 +618,7 @@ impl SourceSettings {
                 .max(1),
             topic_prefix,
             timestamp_delay: ms(TIMESTAMP_DELAY_INTERVAL_MS),
+            key_from_primary_key,
         })
     }
 
@@ -635,6 +654,27 @@ mod tests {
         assert_eq!(s.numeric_mapping, NumericMapping::None);
         assert!(s.quote_identifiers);
         assert!(matches!(s.filter, TableFilter::All));
+        assert!(!s.key_from_primary_key);
+    }
+
+    #[test]
+    fn key_from_primary_key_is_refused_in_query_mode_naming_the_key() {
+        let p = props(&[
+            ("connection.url", "jdbc:sqlite:/tmp/x.db"),
+            ("mode", "bulk"),
+            ("query", "SELECT 1 AS x"),
+            ("topic.prefix", "q"),
+            ("key.from.primary.key", "true"),
+        ]);
+        let issues = validate(&p);
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].key, KEY_FROM_PRIMARY_KEY);
+        assert!(issues[0]
+            .message
+            .contains("custom query has no primary key"));
+        let mut p = p;
+        p.remove(QUERY);
+        assert!(SourceSettings::parse(&p).unwrap().key_from_primary_key);
     }
 
     #[test]

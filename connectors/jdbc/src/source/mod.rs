@@ -7,7 +7,7 @@
 //!   which task reads which.
 //! * [`query`], [`offsets`], [`querier`]: the SQL of each mode, partitions and offsets, runs.
 //! * [`column_metadata`], [`schema_mapping`], [`row_values`]: column types to Connect schemas
-//!   and values.
+//!   and values; [`record_key`]: the key from the primary key (`key.from.primary.key`).
 //! * [`connector`], [`task`], [`plugin`]: what the runtime calls.
 
 pub mod column_metadata;
@@ -17,6 +17,7 @@ pub mod offsets;
 pub mod plugin;
 pub mod querier;
 pub mod query;
+pub mod record_key;
 pub mod row_values;
 pub mod schema_mapping;
 pub mod table_id;

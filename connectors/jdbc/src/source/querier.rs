@@ -20,6 +20,7 @@ use super::column_metadata::{query_columns, table_columns};
 use super::config::{Mode, NumericMapping, SourceSettings};
 use super::offsets::SourceOffset;
 use super::query::{column_ref, QueryShape};
+use super::record_key::KeyPlan;
 use super::row_values::{parse_timestamp_text, AnyRow, Raw};
 use super::schema_mapping::{kind_of, struct_schema, ColumnMeta, Kind};
 use super::table_id::TableId;
@@ -68,6 +69,8 @@ pub struct RunSpec {
     pub topic: String,
     /// Source partition of every record.
     pub partition: Arc<OffsetMap>,
+    /// `key.from.primary.key`.
+    pub key_from_primary_key: bool,
 }
 
 impl RunSpec {
@@ -92,6 +95,7 @@ impl RunSpec {
             timestamp_initial: settings.timestamp_initial,
             topic,
             partition: Arc::new(partition),
+            key_from_primary_key: settings.key_from_primary_key,
         }
     }
 
@@ -434,6 +438,8 @@ struct Plan {
     fields: Vec<(usize, Kind)>,
     incrementing: Option<usize>,
     timestamps: Vec<usize>,
+    /// The record key, with `key.from.primary.key`.
+    key: Option<KeyPlan>,
 }
 
 /// Turns rows into queued records, computing each record's offset.
@@ -497,11 +503,18 @@ impl RowSink<'_> {
                 .iter()
                 .map(|c| index(c).ok_or_else(|| format!("the result has no column {c:?}")))
                 .collect::<Result<_, _>>()?;
+            let key = match &self.spec.table {
+                Some(table) if self.spec.key_from_primary_key => {
+                    Some(KeyPlan::new(table, self.metas, &schema_fields)?)
+                }
+                _ => None,
+            };
             self.plan = Some(Plan {
                 schema: struct_schema(name, &schema_fields),
                 fields,
                 incrementing,
                 timestamps,
+                key,
             });
         }
         self.plan.as_ref().ok_or_else(|| "no plan".to_owned())
@@ -519,6 +532,10 @@ impl RowSink<'_> {
                     .map_err(|e| format!("column {i}: {e}"))?,
             );
         }
+        let (key_schema, key) = match &plan.key {
+            Some(k) => (Some(Arc::clone(&k.schema)), k.key(&values)?),
+            None => (None, Value::Null),
+        };
         let value =
             Struct::from_values(Arc::clone(&plan.schema), values).map_err(|e| e.to_string())?;
         let incrementing = match plan.incrementing {
@@ -543,6 +560,8 @@ impl RowSink<'_> {
             source_offset: None,
             record: ConnectRecord {
                 topic: spec.topic.clone(),
+                key_schema,
+                key,
                 value_schema: Some(Arc::clone(&plan.schema)),
                 value: Value::Struct(value),
                 ..ConnectRecord::default()

@@ -33,6 +33,9 @@ pub struct ColumnMeta {
     pub auto_increment: bool,
     /// Bit length of BIT columns.
     pub bit_length: Option<i64>,
+    /// Where the column stands in the table's primary key (smaller first; `None` = not a
+    /// primary-key column, or unknown as for query results).
+    pub key_position: Option<i64>,
 }
 
 /// How a column's values are read and represented.

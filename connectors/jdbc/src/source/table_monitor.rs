@@ -12,16 +12,19 @@ use tokio_util::sync::CancellationToken;
 use crate::connection::Database;
 
 use super::config::SourceSettings;
+use super::record_key::require_primary_keys;
 use super::table_id::TableId;
 use super::table_listing::{filter_tables, list_tables};
 
 /// The current filtered table list, shared by the monitor and `task_configs`.
 pub type SharedTables = Arc<Mutex<Vec<TableId>>>;
 
-/// Lists and filters the tables once.
+/// Lists and filters the tables once (with `key.from.primary.key`, checking each has a primary
+/// key).
 ///
 /// # Errors
-/// The listing error, or two tables of one unqualified name (they would share a topic).
+/// The listing error, two tables of one unqualified name (they would share a topic), or (a
+/// configuration error) a table without a primary key when the key is taken from it.
 pub async fn current_tables(
     db: &Database,
     settings: &SourceSettings,
@@ -47,6 +50,9 @@ pub async fn current_tables(
                 ),
             ));
         }
+    }
+    if settings.key_from_primary_key {
+        require_primary_keys(db, &tables).await?;
     }
     Ok(tables)
 }
