@@ -323,7 +323,7 @@ impl Journal {
                     dir: dir.to_path_buf(),
                     path,
                     file: Arc::new(file),
-                    syncer: spawn_syncer(dir)?,
+                    syncer: Syncer::new(JOURNAL_SYNC_THREAD),
                     len: r.valid_len,
                     snapshot_len: r.valid_len,
                     state: r.state,
@@ -335,7 +335,7 @@ impl Journal {
                 let mut journal = Self {
                     dir: dir.to_path_buf(),
                     file: Arc::new(rewrite(dir, &path, &state)?),
-                    syncer: spawn_syncer(dir)?,
+                    syncer: Syncer::new(JOURNAL_SYNC_THREAD),
                     path,
                     len: 0,
                     snapshot_len: 0,
@@ -442,11 +442,8 @@ pub(crate) enum Pending {
     Rewrite,
 }
 
-/// Starts the fsync thread of the journal in `dir`.
-fn spawn_syncer(dir: &Path) -> Result<Syncer, TopicError> {
-    Syncer::spawn("embedded-log-journal-sync")
-        .map_err(io_error("cannot start the journal's fsync thread for", dir))
-}
+/// The name of the journal's fsync thread.
+const JOURNAL_SYNC_THREAD: &str = "embedded-log-journal-sync";
 
 /// Replaces the journal with one entry holding `state` (temporary file, fsync, rename, fsync
 /// of the directory) and returns it opened for appending.
