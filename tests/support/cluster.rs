@@ -133,11 +133,27 @@ pub struct Worker {
     pub dir: Workdir,
 }
 
+/// Lines of a worker's log printed when a test fails with the worker in scope.
+const LOG_TAIL_ON_FAILURE: usize = 120;
+
 impl Drop for Worker {
     fn drop(&mut self) {
         if matches!(self.child.try_wait(), Ok(None)) {
             let _ = self.child.kill();
             let _ = self.child.wait();
+        }
+        // The directory goes with the worker: a failing test keeps the end of its log.
+        if std::thread::panicking() {
+            let log = self.log();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(LOG_TAIL_ON_FAILURE)..];
+            eprintln!(
+                "---- the last {} lines of the log of worker {} ({:?}) ----\n{}",
+                tail.len(),
+                self.worker_id(),
+                self.runtime,
+                tail.join("\n")
+            );
         }
     }
 }

@@ -123,8 +123,8 @@ fn protocol_name(protocol: connect_membership::protocol::ConnectProtocol) -> &'s
     }
 }
 
-/// How long a follower waits before its connector plans its tasks again after the leader
-/// could not take them (Kafka Connect's reconfiguration backoff is 250 ms).
+/// How long a worker waits before its connector plans its tasks again after their
+/// configurations could not be stored (Kafka Connect's reconfiguration backoff starts at 250 ms).
 const RESUBMIT_BACKOFF: Duration = Duration::from_millis(500);
 
 /// The distributed herder.
@@ -573,18 +573,20 @@ impl DistributedHerder {
 
     /// Stores the task configurations connector `name` planned: the leader writes them; a
     /// follower sends them to the leader, signed with the session key (Kafka Connect's
-    /// internal `POST /connectors/{c}/tasks`), and plans again if the leader does not take them.
-    pub(super) async fn submit_task_configs(
-        &mut self,
-        name: &str,
-        planned: &[ConfigMap],
-    ) -> Result<(), HerderError> {
+    /// internal `POST /connectors/{c}/tasks`). When they are not stored (the write fails, the
+    /// leader does not take them), the connector plans again after a pause.
+    pub(super) async fn submit_task_configs(&mut self, name: &str, planned: &[ConfigMap]) {
         let leader_url = match &self.group {
             Some(group) if !group.is_leader => group.leader_url.clone(),
             _ => {
                 info!(connector = %name, tasks = planned.len(), "Writing new task configurations.");
                 let records = task_config_records(name, planned.iter().map(props).collect());
-                return self.write(records).await;
+                if let Err(e) = self.write(records).await {
+                    // As Kafka Connect: a failed write is retried, the connector does not fail.
+                    warn!(connector = %name, error = %e, "Could not write the task configurations; planning again.");
+                    self.plan_again_later(name.to_owned());
+                }
+                return;
             }
         };
         info!(connector = %name, tasks = planned.len(), leader = ?leader_url, "Sending new task configurations to the leader.");
@@ -612,7 +614,15 @@ impl DistributedHerder {
                 let _ = retry.send(name);
             }
         });
-        Ok(())
+    }
+
+    /// Connector `name` plans its tasks again after [`RESUBMIT_BACKOFF`].
+    fn plan_again_later(&self, name: String) {
+        let retry = self.resubmit.0.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(RESUBMIT_BACKOFF).await;
+            let _ = retry.send(name);
+        });
     }
 
     /// The internal `POST /connectors/{c}/tasks` on the leader: task configurations planned by
@@ -673,9 +683,7 @@ impl DistributedHerder {
                 };
                 if self.task_configs_differ(&name, &planned) {
                     info!(connector = %name, tasks = planned.len(), "The connector asked for a task reconfiguration.");
-                    if let Err(e) = Box::pin(self.submit_task_configs(&name, &planned)).await {
-                        self.fail_connector(&name, e.to_string());
-                    }
+                    Box::pin(self.submit_task_configs(&name, &planned)).await;
                 }
             }
             ConnectorEvent::Failed(name, message) => self.fail_connector(&name, message),

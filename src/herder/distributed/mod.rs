@@ -8,4 +8,6 @@ pub mod member_config;
 mod reconcile;
 pub mod request_signature;
 mod statuses;
+#[cfg(test)]
+mod task_config_retry_tests;
 pub mod zombie_fencing;

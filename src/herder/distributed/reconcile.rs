@@ -212,9 +212,7 @@ impl DistributedHerder {
             entry.failure = None;
         }
         if self.task_configs_differ(name, &planned) {
-            if let Err(e) = Box::pin(self.submit_task_configs(name, &planned)).await {
-                self.fail_connector(name, e.to_string());
-            }
+            Box::pin(self.submit_task_configs(name, &planned)).await;
         }
     }
 
