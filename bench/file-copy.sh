@@ -7,6 +7,8 @@
 #   BIN=/path/to/connect-rs        that binary, no build
 #   BIN_B=/path/to/other-build     also run a second binary, alternating with BIN in every round,
 #                                  and report B / A per pair (e.g. a change against its parent)
+#   WORKER_B='key=value ...'       extra worker settings for B only (BIN_B defaults to BIN then),
+#                                  e.g. WORKER_B='embedded.log.exactly.once.source=false'
 #
 # Every round runs, in this order: cat + sync, then for each binary the String copy and the JSON
 # copy; the rounds repeat RUNS times, so all variants see the same background load. Figures:
@@ -34,16 +36,18 @@ if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet --bin connect-rs
   BIN=$PWD/target/release/connect-rs
 fi
+if [ -n "${WORKER_B:-}" ]; then BIN_B=${BIN_B:-$BIN}; fi
 for b in "$BIN" ${BIN_B:+"$BIN_B"}; do
   [ -x "$b" ] || { echo "bench: no executable at $b" >&2; exit 1; }
 done
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-python3 - "$WORK" "$LINES" "$RUNS" "$BIN" "${BIN_B:-}" <<'PY'
+python3 - "$WORK" "$LINES" "$RUNS" "$BIN" "${BIN_B:-}" "${WORKER_B:-}" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 
 work, lines, runs, bin_a, bin_b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+worker_b = "".join(kv + "\n" for kv in sys.argv[6].split())
 IDLE_MS = 200
 src = os.path.join(work, "in.txt")
 with open(src, "wb") as f:
@@ -62,7 +66,9 @@ converters = [
 def fail(msg):
     sys.exit("bench: " + msg)
 
-def write_files(d, converter, extra, input_path):
+def write_files(d, converter, extra, input_path, label=""):
+    if label.startswith("B"):
+        extra += worker_b
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "worker.properties"), "w") as f:
         f.write(f"key.converter={converter}\nvalue.converter={converter}\n{extra}"
@@ -75,7 +81,7 @@ def write_files(d, converter, extra, input_path):
 
 def copy_run(binary, label, converter, extra, n):
     d = os.path.join(work, f"{label}-{n}")
-    files = write_files(d, converter, extra, src)
+    files = write_files(d, converter, extra, src, label)
     tfile = os.path.join(d, "time")
     t0 = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", tfile, binary, "--log-level", "warn",
@@ -102,7 +108,7 @@ def cat_sync_run(n):
 
 def idle_rss(binary, label, n):
     d = os.path.join(work, f"idle-{label}-{n}")
-    files = write_files(d, converters[0][1], "", empty)
+    files = write_files(d, converters[0][1], "", empty, label)
     p = subprocess.Popen([binary, "--log-level", "warn", "standalone", *files],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(2)
@@ -137,7 +143,7 @@ def mm(vals, fmt):
 print()
 print(f"Embedded copy: {lines:,} lines of 100 bytes, {os.cpu_count()} cores, median (min – max) of {runs} alternating runs")
 for bl, binary in binaries:
-    print(f"  {bl} = {binary}")
+    print(f"  {bl} = {binary}" + (f" with {sys.argv[6]}" if bl == "B" and worker_b else ""))
 print()
 print(f"| variant | lines/s | CPU s per M lines | peak RSS MiB | time / cat+sync |")
 print(f"|---|---|---|---|---|")
