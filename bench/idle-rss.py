@@ -22,3 +22,8 @@ for r in range(5):
         p.terminate(); p.wait()
 for b in bins:
     v = res[b]; print(b, f"{statistics.median(v):.1f} ({min(v):.1f} - {max(v):.1f})", [round(x,1) for x in v])
+# Whether each binary has its start-up functions together (a stale order file costs ~6 MiB).
+import os
+script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "link-order.sh")
+for b in bins:
+    subprocess.run(["bash", script, "--check"], env={**os.environ, "BIN": b}, check=True)
