@@ -89,21 +89,11 @@ impl<'a> Env<'a> {
                 stdout(&out)
             }
             Some(b) => {
-                let out = b.tools(
-                    "org.apache.kafka.tools.consumer.ConsoleConsumer",
-                    &[
-                        "--bootstrap-server",
-                        b.bootstrap(),
-                        "--topic",
-                        &self.dlq,
-                        "--from-beginning",
-                        "--max-messages",
-                        &expected.to_string(),
-                        "--timeout-ms",
-                        "30000",
-                        "--property",
-                        "print.headers=true",
-                    ],
+                let out = b.consume_from_beginning(
+                    &self.dlq,
+                    expected,
+                    30_000,
+                    &["--property", "print.headers=true"],
                 );
                 String::from_utf8_lossy(&out.stdout).into_owned()
             }

@@ -87,24 +87,14 @@ fn append(input: &Path, from: usize, n: usize) {
 /// The values of `topic` as a `read_committed` ConsoleConsumer reads them (`expected` of them,
 /// at most 60 s).
 fn read_committed(broker: &Broker, topic: &str, expected: usize) -> Vec<u8> {
-    let max = expected.to_string();
-    let out = broker.tools(
-        "org.apache.kafka.tools.consumer.ConsoleConsumer",
-        &[
-            "--bootstrap-server",
-            broker.bootstrap(),
-            "--topic",
+    broker
+        .consume_from_beginning(
             topic,
-            "--from-beginning",
-            "--isolation-level",
-            "read_committed",
-            "--max-messages",
-            &max,
-            "--timeout-ms",
-            "60000",
-        ],
-    );
-    out.stdout
+            expected,
+            60_000,
+            &["--isolation-level", "read_committed"],
+        )
+        .stdout
 }
 
 /// Asserts `bytes` are lines `0..total`, each exactly once (in any order).

@@ -62,20 +62,7 @@ fn task_tables(worker: &Worker, connector: &str) -> Vec<String> {
 
 /// The values of `topic` (JSON without schemas), read from the beginning until `n` arrived.
 fn consume(broker: &Broker, topic: &str, n: usize) -> Vec<Value> {
-    let out = broker.tools(
-        "org.apache.kafka.tools.consumer.ConsoleConsumer",
-        &[
-            "--bootstrap-server",
-            broker.bootstrap(),
-            "--topic",
-            topic,
-            "--from-beginning",
-            "--max-messages",
-            &n.to_string(),
-            "--timeout-ms",
-            "60000",
-        ],
-    );
+    let out = broker.consume_from_beginning(topic, n, 60_000, &[]);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))

@@ -151,18 +151,7 @@ fn records_in_kafka_carry_kafka_connects_json_envelope() {
     let out = w.run_until_idle("1s", &[&worker, &source, &sink]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&output).unwrap(), "alpha\nbeta\n");
-    let consumed = broker.tools(
-        "org.apache.kafka.tools.consumer.ConsoleConsumer",
-        &[
-            "--bootstrap-server",
-            broker.bootstrap(),
-            "--topic",
-            &topic,
-            "--from-beginning",
-            "--max-messages",
-            "2",
-        ],
-    );
+    let consumed = broker.consume_from_beginning(&topic, 2, 60_000, &[]);
     assert_eq!(
         String::from_utf8_lossy(&consumed.stdout),
         "{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":\"alpha\"}\n\

@@ -10,7 +10,6 @@ use support::kafka::{broker, dedicated_broker, Broker};
 
 const TOPIC_COMMAND: &str = "org.apache.kafka.tools.TopicCommand";
 const CONSOLE_PRODUCER: &str = "org.apache.kafka.tools.ConsoleProducer";
-const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -30,24 +29,8 @@ fn produce(broker: &Broker, topic: &str, lines: &str) {
 }
 
 fn consume(broker: &Broker, topic: &str, max: usize) -> Vec<String> {
-    let max = max.to_string();
     let group = Broker::unique("harness-group");
-    let out = broker.tools(
-        CONSOLE_CONSUMER,
-        &[
-            "--bootstrap-server",
-            broker.bootstrap(),
-            "--topic",
-            topic,
-            "--group",
-            &group,
-            "--from-beginning",
-            "--max-messages",
-            &max,
-            "--timeout-ms",
-            "30000",
-        ],
-    );
+    let out = broker.consume_from_beginning(topic, max, 30_000, &["--group", &group]);
     assert!(
         out.status.success(),
         "ConsoleConsumer failed: {}",

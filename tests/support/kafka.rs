@@ -246,6 +246,32 @@ impl Broker {
         run_tool(class, args, input, TOOL_TIMEOUT)
     }
 
+    /// Runs `ConsoleConsumer` on `topic` from the beginning until `max` records arrived or
+    /// `timeout_ms` passed without one, with `extra` arguments (e.g. `--isolation-level
+    /// read_committed`, `--property print.headers=true`); returns what it printed.
+    pub fn consume_from_beginning(
+        &self,
+        topic: &str,
+        max: usize,
+        timeout_ms: u32,
+        extra: &[&str],
+    ) -> Output {
+        let (max, timeout_ms) = (max.to_string(), timeout_ms.to_string());
+        let mut args = vec![
+            "--bootstrap-server",
+            self.bootstrap(),
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            &max,
+            "--timeout-ms",
+            &timeout_ms,
+        ];
+        args.extend_from_slice(extra);
+        self.tools("org.apache.kafka.tools.consumer.ConsoleConsumer", &args)
+    }
+
     /// Creates a topic (`TopicCommand --create`); panics on failure.
     pub fn create_topic(&self, topic: &str, partitions: u32) {
         let partitions = partitions.to_string();

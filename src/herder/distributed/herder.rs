@@ -127,6 +127,12 @@ fn protocol_name(protocol: connect_membership::protocol::ConnectProtocol) -> &'s
 /// configurations could not be stored (Kafka Connect's reconfiguration backoff starts at 250 ms).
 const RESUBMIT_BACKOFF: Duration = Duration::from_millis(500);
 
+/// Waits [`RESUBMIT_BACKOFF`], then asks the herder to plan connector `name`'s tasks again.
+async fn plan_again_after_backoff(retry: &mpsc::UnboundedSender<String>, name: String) {
+    tokio::time::sleep(RESUBMIT_BACKOFF).await;
+    let _ = retry.send(name);
+}
+
 /// The distributed herder.
 pub struct DistributedHerder {
     pub(super) core: HerderCore,
@@ -610,8 +616,7 @@ impl DistributedHerder {
             };
             if let Err(e) = sent {
                 warn!(connector = %name, error = %e, "The leader did not take the task configurations; planning again.");
-                tokio::time::sleep(RESUBMIT_BACKOFF).await;
-                let _ = retry.send(name);
+                plan_again_after_backoff(&retry, name).await;
             }
         });
     }
@@ -619,10 +624,7 @@ impl DistributedHerder {
     /// Connector `name` plans its tasks again after [`RESUBMIT_BACKOFF`].
     fn plan_again_later(&self, name: String) {
         let retry = self.resubmit.0.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(RESUBMIT_BACKOFF).await;
-            let _ = retry.send(name);
-        });
+        tokio::spawn(async move { plan_again_after_backoff(&retry, name).await });
     }
 
     /// The internal `POST /connectors/{c}/tasks` on the leader: task configurations planned by
