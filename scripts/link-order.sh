@@ -11,14 +11,17 @@
 # The names are Rust's mangled symbols, whose hashes change with the compiler and with the
 # dependency graph (Cargo.lock, features): rerun this after either changes, then rebuild.
 # Symbols that no longer exist are ignored by the linker; `--check` (and bench/idle-rss.py) tell.
-# Needs valgrind (callgrind counts which functions ran), curl, python3.
+# Needs python3 and nm; recording also needs valgrind (callgrind counts which functions ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ORDER=link/startup-order.txt
 BIN=${BIN:-$PWD/target/release/connect-rs}
-for tool in valgrind python3 curl nm; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "link-order: '$tool' is missing on PATH" >&2; exit 1; }
-done
+need() {
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "link-order: '$tool' is missing on PATH" >&2; exit 1; }
+  done
+}
+need python3 nm
 if [ "${1:-}" = "--check" ]; then
   [ -x "$BIN" ] || { echo "link-order: no executable at $BIN" >&2; exit 1; }
   exec python3 - "$BIN" "$ORDER" <<'PY'
@@ -41,6 +44,7 @@ print(f"{binary}: {len(found)} of {len(want)} symbols of {order} "
       f"({'in order' if span < 1.2 * size else 'NOT in order: stale file or another linker'})")
 PY
 fi
+need valgrind
 cargo build --release --quiet --bin connect-rs
 WORK=$(mktemp -d)
 trap 'pkill -TERM -f "callgrind-out-file=$WORK" 2>/dev/null || true; rm -rf "$WORK"' EXIT
