@@ -46,14 +46,26 @@ fn file_len(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
-/// Copies `lines` lines with `kills` SIGKILLs, each a random 0 – `max_delay_ms` after its run
-/// started (so kills land in start-up, recovery, the copy or after it), then a last run goes to
-/// the end. Returns how many kills landed before the output was complete.
+/// How a round picks the moment of its kill.
+enum KillAt {
+    /// A random 0 – `max_delay_ms` after the run started: start-up, recovery, the copy or after it.
+    Time,
+    /// When the output file has grown past what the last run wrote, to a random length up to 3/4
+    /// of the input (or the random delay passed first): before the copy is done, however fast
+    /// the worker copies.
+    OutputLength,
+}
+
+/// Copies `lines` lines with `kills` SIGKILLs, then a last run goes to the end. The last
+/// `time_only` rounds kill at a random moment only; the others kill at a random point of the
+/// output or a random moment, whichever comes first. Returns how many kills landed before the
+/// output was complete.
 fn copy_with_kills(
     converters: &str,
     flush_ms: u64,
     lines: usize,
     kills: usize,
+    time_only: usize,
     max_delay_ms: u64,
 ) -> usize {
     let w = Workdir::new();
@@ -69,13 +81,35 @@ fn copy_with_kills(
     let mut rng = Rng(seed());
     let mut mid_copy = 0;
     for round in 0..kills {
+        let kill_at = if round + time_only >= kills {
+            KillAt::Time
+        } else {
+            KillAt::OutputLength
+        };
+        let delay = Duration::from_millis(rng.below(max_delay_ms + 1));
+        // Past what the last run wrote, so that each kill lands further into the copy.
+        // Never past 3/4 of the input: the sink writes in blocks, and the rest of the copy must
+        // take longer than noticing the length does.
+        let (written, most) = (file_len(&output), total * 3 / 4);
+        let target = if written < most {
+            written + 1 + rng.below(most - written)
+        } else {
+            most
+        };
         let mut child = w.spawn(&files);
-        std::thread::park_timeout(Duration::from_millis(rng.below(max_delay_ms + 1)));
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!(
-                "round {round}: connect-rs exited early ({status}): {}",
-                w.log()
-            );
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!(
+                    "round {round}: connect-rs exited early ({status}): {}",
+                    w.log()
+                );
+            }
+            let reached = matches!(kill_at, KillAt::OutputLength) && file_len(&output) >= target;
+            if reached || started.elapsed() >= delay {
+                break;
+            }
+            std::thread::park_timeout(Duration::from_millis(1));
         }
         child.kill().expect("SIGKILL");
         child.wait().unwrap();
@@ -104,18 +138,18 @@ fn copy_with_kills(
 /// The scenario: 2,000,000 lines, offsets flushed every 5 s, 20 kills.
 #[test]
 fn two_million_lines_with_twenty_kills_are_copied_exactly_with_the_string_converter() {
-    let mid_copy = copy_with_kills(STRING, 5000, 2_000_000, 20, 2000);
+    let mid_copy = copy_with_kills(STRING, 5000, 2_000_000, 20, 3, 2000);
     assert!(
-        mid_copy >= 3,
+        mid_copy >= 17,
         "only {mid_copy} of 20 kills landed before the copy was done"
     );
 }
 
 #[test]
 fn two_million_lines_with_twenty_kills_are_copied_exactly_with_the_json_converter() {
-    let mid_copy = copy_with_kills(JSON, 5000, 2_000_000, 20, 2000);
+    let mid_copy = copy_with_kills(JSON, 5000, 2_000_000, 20, 3, 2000);
     assert!(
-        mid_copy >= 3,
+        mid_copy >= 17,
         "only {mid_copy} of 20 kills landed before the copy was done"
     );
 }
@@ -124,9 +158,9 @@ fn two_million_lines_with_twenty_kills_are_copied_exactly_with_the_json_converte
 /// file is cut back to a non-zero committed length again and again.
 #[test]
 fn two_hundred_thousand_lines_with_a_hundred_kills_are_copied_exactly() {
-    let mid_copy = copy_with_kills(STRING, 50, 200_000, 100, 80);
+    let mid_copy = copy_with_kills(STRING, 50, 200_000, 100, 10, 80);
     assert!(
-        mid_copy >= 20,
+        mid_copy >= 90,
         "only {mid_copy} of 100 kills landed before the copy was done"
     );
 }
