@@ -69,6 +69,11 @@ impl Converter for ByteArrayConverter {
         Self::write(schema, value)
     }
 
+    fn serializes_as_is(&self, schema: Option<&SchemaRef>, value: &Value) -> bool {
+        matches!(value, Value::Bytes(_))
+            && schema.is_none_or(|s| s.schema_type == SchemaType::Bytes)
+    }
+
     fn to_connect(
         &self,
         _topic: &str,
@@ -83,6 +88,25 @@ impl Converter for ByteArrayConverter {
 mod tests {
     use super::*;
     use connect_api::HeaderConverter;
+
+    #[test]
+    fn bytes_of_a_bytes_schema_or_none_serialize_as_is() {
+        let c = ByteArrayConverter::new();
+        let h = Headers::new();
+        let bytes = Value::Bytes(vec![0, 255]);
+        let schema = Schema::optional(SchemaType::Bytes);
+        for s in [None, Some(&schema)] {
+            assert!(c.serializes_as_is(s, &bytes));
+            assert_eq!(
+                c.from_connect("t", &h, s, &bytes).unwrap(),
+                bytes.clone().into_raw_bytes()
+            );
+        }
+        let string = Schema::optional(SchemaType::String);
+        assert!(!c.serializes_as_is(Some(&string), &bytes), "refused");
+        assert!(!c.serializes_as_is(None, &Value::String("x".into())));
+        assert!(!c.serializes_as_is(None, &Value::Null));
+    }
 
     #[test]
     fn passes_bytes_through() {

@@ -305,6 +305,10 @@ impl Converter for StringConverter {
         Ok(self.serialize(schema, value))
     }
 
+    fn serializes_as_is(&self, _schema: Option<&SchemaRef>, value: &Value) -> bool {
+        matches!((value, self.encode), (Value::String(_), Charset::Utf8))
+    }
+
     fn to_connect(
         &self,
         _topic: &str,
@@ -323,6 +327,23 @@ mod tests {
 
     fn w(c: &StringConverter, schema: Option<&SchemaRef>, v: &Value) -> String {
         String::from_utf8(c.serialize(schema, v).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn only_utf8_strings_serialize_as_is() {
+        let h = Headers::new();
+        let utf8 = StringConverter::new();
+        let text = Value::String("héllo".into());
+        assert!(utf8.serializes_as_is(None, &text));
+        assert_eq!(
+            utf8.from_connect("t", &h, None, &text).unwrap(),
+            text.clone().into_raw_bytes()
+        );
+        for other in [Value::Null, Value::Int32(1), Value::Bytes(vec![1])] {
+            assert!(!utf8.serializes_as_is(None, &other), "{other:?}");
+        }
+        let latin1 = StringConverter::with_charset(Charset::Latin1);
+        assert!(!latin1.serializes_as_is(None, &text));
     }
 
     #[test]

@@ -294,18 +294,28 @@ pub async fn source_record(
     else {
         return Ok(None);
     };
-    let Some(value) = handler
-        .execute(Stage::ValueConverter, &classes.value, &origin, || {
-            converters.value.from_connect(
-                topic,
-                &record.headers,
-                record.value_schema.as_ref(),
-                &record.value,
-            )
-        })
-        .await?
-    else {
-        return Ok(None);
+    // A value whose serialized form is its own bytes is moved into the topic record, not
+    // copied (the record is not reported after this stage).
+    let as_is = converters
+        .value
+        .serializes_as_is(record.value_schema.as_ref(), &record.value);
+    let value = if as_is {
+        std::mem::take(&mut record.value).into_raw_bytes()
+    } else {
+        let Some(value) = handler
+            .execute(Stage::ValueConverter, &classes.value, &origin, || {
+                converters.value.from_connect(
+                    topic,
+                    &record.headers,
+                    record.value_schema.as_ref(),
+                    &record.value,
+                )
+            })
+            .await?
+        else {
+            return Ok(None);
+        };
+        value
     };
     Ok(Some(ProducerRecord {
         topic: record.topic,
@@ -366,6 +376,85 @@ pub async fn source_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::converters::byte_array::ByteArrayConverter;
+    use crate::converters::json::JsonConverter;
+    use crate::converters::simple_header::SimpleHeaderConverter;
+    use crate::converters::string::StringConverter;
+    use crate::worker::error_counters::ErrorCounters;
+    use crate::worker::tolerance::{ConverterClasses, ErrorPolicy};
+    use connect_api::{Converter, OffsetMap, Value};
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    /// `value` through the source stages with `converter` for values; the record's value bytes.
+    async fn produced(converter: Box<dyn Converter>, value: Value) -> Option<Vec<u8>> {
+        let mut handler = ErrorHandler::new(
+            ErrorPolicy::default(),
+            "c-0".into(),
+            Arc::new(ErrorCounters::default()),
+            None,
+            ConverterClasses::default(),
+            CancellationToken::new(),
+        );
+        let converters = RecordConverters {
+            key: Box::new(StringConverter::new()),
+            value: converter,
+            header: Box::new(SimpleHeaderConverter),
+        };
+        let record = ConnectRecord {
+            topic: "t".into(),
+            value,
+            ..ConnectRecord::default()
+        };
+        let offset = (Arc::new(OffsetMap::new()), None);
+        let mut chain = TransformationChain::new(Vec::new());
+        let mut clock = StageTime::default();
+        source_record(
+            &mut handler,
+            &converters,
+            &mut chain,
+            record,
+            &offset,
+            &mut clock,
+        )
+        .await
+        .unwrap()
+        .unwrap()
+        .value
+    }
+
+    #[tokio::test]
+    async fn a_value_serialized_as_is_is_moved_into_the_topic_record() {
+        let text = String::from("a line of text");
+        let at = text.as_ptr();
+        let out = produced(Box::new(StringConverter::new()), Value::String(text)).await;
+        let out = out.unwrap();
+        assert_eq!(out, b"a line of text");
+        assert_eq!(out.as_ptr(), at, "the string's own buffer");
+
+        let bytes = vec![0u8, 255, 7];
+        let at = bytes.as_ptr();
+        let out = produced(Box::new(ByteArrayConverter::new()), Value::Bytes(bytes)).await;
+        let out = out.unwrap();
+        assert_eq!(out, [0u8, 255, 7]);
+        assert_eq!(out.as_ptr(), at, "the value's own buffer");
+    }
+
+    #[tokio::test]
+    async fn other_values_go_through_the_converter() {
+        let out = produced(Box::new(StringConverter::new()), Value::Int32(42)).await;
+        assert_eq!(out.as_deref(), Some(&b"42"[..]));
+        let out = produced(Box::new(StringConverter::new()), Value::Null).await;
+        assert_eq!(out, None);
+        let mut json = JsonConverter::new();
+        json.configure(&connect_api::ConfigMap::new(), false)
+            .unwrap();
+        let out = produced(Box::new(json), Value::String("x".into())).await;
+        assert_eq!(
+            String::from_utf8(out.unwrap()).unwrap(),
+            r#"{"schema":null,"payload":"x"}"#
+        );
+    }
 
     /// Feeds `records` records whose transformations each take `each`, as `transform` does.
     fn batch(records: u32, each: Duration) -> StageTime {

@@ -37,6 +37,14 @@ pub trait Converter: Send + Sync {
         value: &Value,
     ) -> Result<Option<Vec<u8>>>;
 
+    /// Whether `value`'s serialized form is its own bytes, as they are (a UTF-8 string for
+    /// `StringConverter`, bytes for `ByteArrayConverter`): then [`Converter::from_connect`]
+    /// would succeed with a copy of them, and a caller that owns the value may take them with
+    /// [`Value::into_raw_bytes`] instead. `false` (the default) when unsure.
+    fn serializes_as_is(&self, _schema: Option<&SchemaRef>, _value: &Value) -> bool {
+        false
+    }
+
     /// Deserializes a payload.
     ///
     /// # Errors

@@ -36,6 +36,16 @@ pub enum Value {
 }
 
 impl Value {
+    /// The bytes of a [`Value::String`] (UTF-8) or [`Value::Bytes`], without a copy; `None` for
+    /// any other value.
+    pub fn into_raw_bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Self::String(s) => Some(s.into_bytes()),
+            Self::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
     /// Whether this is [`Value::Null`].
     pub fn is_null(&self) -> bool {
         matches!(self, Self::Null)
