@@ -127,18 +127,20 @@ impl SinkTaskRunner {
                 if !self.deliver(&polled, bytes, &cancel).await? {
                     return Ok(());
                 }
-                let mut last_topic: Option<&str> = None;
-                for r in &polled {
-                    if last_topic != Some(r.topic.as_str()) {
-                        self.activity.used_topic(&r.topic);
-                        last_topic = Some(&r.topic);
-                    }
-                    let tp = TopicPartition {
-                        topic: r.topic.clone(),
-                        partition: r.partition,
+                // Once per run of records of one partition (a poll returns them in order).
+                let runs =
+                    polled.chunk_by(|a, b| a.partition == b.partition && a.topic == b.topic);
+                for run in runs {
+                    let (Some(first), Some(last)) = (run.first(), run.last()) else {
+                        continue;
                     };
-                    st.first.entry(tp.clone()).or_insert(r.offset);
-                    st.current.insert(tp, r.offset + 1);
+                    self.activity.used_topic(&first.topic);
+                    let tp = TopicPartition {
+                        topic: first.topic.clone(),
+                        partition: first.partition,
+                    };
+                    st.first.entry(tp.clone()).or_insert(first.offset);
+                    st.current.insert(tp, last.offset + 1);
                 }
                 self.report_uncommitted(st);
             }
