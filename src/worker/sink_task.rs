@@ -128,8 +128,7 @@ impl SinkTaskRunner {
                     return Ok(());
                 }
                 // Once per run of records of one partition (a poll returns them in order).
-                let runs =
-                    polled.chunk_by(|a, b| a.partition == b.partition && a.topic == b.topic);
+                let runs = polled.chunk_by(|a, b| a.partition == b.partition && a.topic == b.topic);
                 for run in runs {
                     let (Some(first), Some(last)) = (run.first(), run.last()) else {
                         continue;

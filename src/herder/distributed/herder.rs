@@ -151,7 +151,8 @@ pub struct DistributedHerder {
     pub(super) generation: i32,
     /// Connector instances running here, with the configuration they run with.
     pub(super) running_connectors: BTreeMap<String, ConfigProps>,
-    /// Tasks running here, with their configuration and their connector's.
+    /// Tasks running here, with their configuration and the connector configuration their
+    /// task configurations were planned from (when it changes, they restart).
     pub(super) running_tasks: BTreeMap<(String, u32), (ConfigProps, ConfigProps)>,
     /// Why tasks assigned here could not start.
     pub(super) task_failures: BTreeMap<(String, u32), String>,

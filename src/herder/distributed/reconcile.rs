@@ -116,9 +116,12 @@ impl DistributedHerder {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        for (key, (task_config, connector_config)) in running {
+        // A task restarts when its task configurations were written again: they changed, or
+        // they were planned from another connector configuration (as Kafka Connect, which
+        // leaves a task running on a connector configuration change until then).
+        for (key, (task_config, applied)) in running {
             let same = desired_tasks.get(&key) == Some(&task_config)
-                && self.state.connector_config(&key.0) == Some(&connector_config);
+                && self.applied_config(&key.0) == Some(&applied);
             if !same {
                 self.core.worker.stop_task(&key.0, key.1).await;
                 self.running_tasks.remove(&key);
@@ -216,8 +219,18 @@ impl DistributedHerder {
         }
     }
 
+    /// The connector configuration that `name`'s task configurations were planned from (its
+    /// current one when no complete commit recorded any).
+    fn applied_config(&self, name: &str) -> Option<&ConfigProps> {
+        self.state
+            .applied_connector_config(name)
+            .or_else(|| self.state.connector_config(name))
+    }
+
+    /// Starts task `id` of connector `name` here with the connector's current configuration
+    /// (its converters, transforms and error handling) and task configuration `config`.
     fn start_task_here(&mut self, name: &str, id: u32, config: ConfigProps) {
-        let Some(connector_config) = self.state.connector_config(name).cloned() else {
+        let Some(applied) = self.applied_config(name).cloned() else {
             return;
         };
         let spec = match self.current_spec(name) {
@@ -237,7 +250,7 @@ impl DistributedHerder {
             Ok(()) => {
                 info!(connector = %name, task = id, "Task started on this worker.");
                 self.running_tasks
-                    .insert((name.to_owned(), id), (config, connector_config));
+                    .insert((name.to_owned(), id), (config, applied));
             }
             Err(e) => {
                 warn!(connector = %name, task = id, error = %e, "Task failed to start.");

@@ -1,5 +1,6 @@
-//! A leader whose write of a connector's task configurations fails plans them again and
-//! writes them later (as Kafka Connect retries a reconfiguration); the connector does not fail.
+//! Task configurations whose write fails: the leader plans them again and writes them later
+//! (as Kafka Connect retries a reconfiguration), the connector does not fail, and a running task
+//! keeps the configuration it runs with until the new task configurations are written.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -91,65 +92,133 @@ async fn file_of_task_0(handle: &HerderHandle) -> Option<String> {
     configs.first().and_then(|(_, c)| c.get("file").cloned())
 }
 
-#[tokio::test]
-async fn a_failed_write_of_task_configs_on_the_leader_is_retried() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
-    let failures = Arc::new(AtomicUsize::new(2));
-    let backend = TaskConfigWritesFail {
-        log: log.clone(),
-        failures: failures.clone(),
-    };
-    let raw = RawConfig::from_pairs(
-        "worker.properties",
-        [
-            ("group.id", "retry"),
-            ("config.storage.topic", "connect-configs"),
-            ("offset.storage.topic", "connect-offsets"),
-            ("status.storage.topic", "connect-status"),
-            ("key.converter", "StringConverter"),
-            ("value.converter", "StringConverter"),
-        ],
-    );
-    let worker_config = Arc::new(WorkerConfig::from_raw(&raw, WorkerMode::Distributed).unwrap());
-    let offsets = Arc::new(
-        TopicOffsetStore::open(
-            &backend,
-            &InternalTopicSpec::new(InternalTopicKind::Offsets, "connect-offsets", 1, 1),
-            "retry-offsets",
-        )
-        .await
-        .unwrap(),
-    );
-    let plugins = Arc::new(PluginRegistry::builtin());
-    let worker = Worker::new(
-        worker_config.worker_settings(),
-        plugins.clone(),
-        offsets.clone(),
-        log.clone(),
-    );
-    let core = HerderCore::new(worker, worker_config.clone(), plugins, "w:1".into());
-    let mut herder = DistributedHerder::open(core, &backend, &worker_config, offsets, None)
-        .await
-        .unwrap();
-    herder.start().await.unwrap();
-    let (handle, task) = herder.spawn();
+/// A distributed herder on the embedded log in `dir`, whose task-configuration writes fail
+/// while `failures` is above zero (each failure counts it down).
+struct Cluster {
+    log: Arc<LocalLog>,
+    handle: HerderHandle,
+    task: tokio::task::JoinHandle<()>,
+}
 
-    let input = dir.path().join("in.txt");
-    std::fs::write(&input, "a\n").unwrap();
-    let config = ConfigMap::from([
+impl Cluster {
+    async fn start(dir: &std::path::Path, failures: Arc<AtomicUsize>) -> Self {
+        let log = LocalLog::open(&dir.join("log"), 1).unwrap();
+        let backend = TaskConfigWritesFail {
+            log: log.clone(),
+            failures,
+        };
+        let raw = RawConfig::from_pairs(
+            "worker.properties",
+            [
+                ("group.id", "retry"),
+                ("config.storage.topic", "connect-configs"),
+                ("offset.storage.topic", "connect-offsets"),
+                ("status.storage.topic", "connect-status"),
+                ("key.converter", "StringConverter"),
+                ("value.converter", "StringConverter"),
+            ],
+        );
+        let worker_config =
+            Arc::new(WorkerConfig::from_raw(&raw, WorkerMode::Distributed).unwrap());
+        let offsets = Arc::new(
+            TopicOffsetStore::open(
+                &backend,
+                &InternalTopicSpec::new(InternalTopicKind::Offsets, "connect-offsets", 1, 1),
+                "retry-offsets",
+            )
+            .await
+            .unwrap(),
+        );
+        let plugins = Arc::new(PluginRegistry::builtin());
+        let worker = Worker::new(
+            worker_config.worker_settings(),
+            plugins.clone(),
+            offsets.clone(),
+            log.clone(),
+        );
+        let core = HerderCore::new(worker, worker_config.clone(), plugins, "w:1".into());
+        let mut herder = DistributedHerder::open(core, &backend, &worker_config, offsets, None)
+            .await
+            .unwrap();
+        herder.start().await.unwrap();
+        let (handle, task) = herder.spawn();
+        Self { log, handle, task }
+    }
+
+    async fn task_runs(&self) {
+        wait_until("the connector and its task run", || async {
+            self.handle.connector_status("c").await.is_ok_and(|s| {
+                s.connector.state == "RUNNING"
+                    && s.tasks.len() == 1
+                    && s.tasks[0].state == "RUNNING"
+            })
+        })
+        .await;
+    }
+
+    /// The values in `topic` (none when it does not exist).
+    async fn values(&self, topic: &str) -> Vec<String> {
+        let Ok(mut reader) = self.log.log_reader(topic).await else {
+            return Vec::new();
+        };
+        let mut values = Vec::new();
+        loop {
+            let polled = reader.poll(Duration::ZERO).await.unwrap();
+            if polled.is_empty() {
+                return values;
+            }
+            values.extend(
+                polled
+                    .into_iter()
+                    .map(|r| String::from_utf8(r.value.unwrap_or_default()).unwrap()),
+            );
+        }
+    }
+
+    async fn stop(self) {
+        self.handle.shutdown().await;
+        let _ = self.task.await;
+        self.log.close().await;
+    }
+}
+
+/// FileStreamSource `c` reading `input` into topic `t`, with `extra` settings.
+fn source_config(input: &std::path::Path, extra: &[(&str, &str)]) -> ConfigMap {
+    let mut config = ConfigMap::from([
         ("name".to_owned(), "c".to_owned()),
         ("connector.class".to_owned(), "FileStreamSource".to_owned()),
         ("file".to_owned(), input.display().to_string()),
         ("topic".to_owned(), "t".to_owned()),
     ]);
-    handle
-        .create_connector("c", config, TargetState::Started)
+    config.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    config
+}
+
+fn append(path: &std::path::Path, line: &str) {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+#[tokio::test]
+async fn a_failed_write_of_task_configs_on_the_leader_is_retried() {
+    let dir = tempfile::tempdir().unwrap();
+    let failures = Arc::new(AtomicUsize::new(2));
+    let cluster = Cluster::start(dir.path(), failures.clone()).await;
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "a\n").unwrap();
+    cluster
+        .handle
+        .create_connector("c", source_config(&input, &[]), TargetState::Started)
         .await
         .unwrap();
     let file = input.display().to_string();
     wait_until("the task configurations are stored", || async {
-        file_of_task_0(&handle).await.as_deref() == Some(file.as_str())
+        file_of_task_0(&cluster.handle).await.as_deref() == Some(file.as_str())
     })
     .await;
     assert_eq!(
@@ -157,13 +226,84 @@ async fn a_failed_write_of_task_configs_on_the_leader_is_retried() {
         0,
         "both injected failures hit"
     );
-    wait_until("the connector and its task run", || async {
-        handle.connector_status("c").await.is_ok_and(|s| {
-            s.connector.state == "RUNNING" && s.tasks.len() == 1 && s.tasks[0].state == "RUNNING"
-        })
+    cluster.task_runs().await;
+    cluster.stop().await;
+}
+
+/// As in Kafka Connect, a connector configuration change reaches a running task with the task
+/// configurations planned from it: until they are written, the task runs on with the old
+/// configuration (here: no RegexRouter); once they are, it restarts with the new one, also when
+/// the planned task configurations are the same as before.
+#[tokio::test]
+async fn a_running_task_keeps_its_configuration_until_new_task_configs_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let failures = Arc::new(AtomicUsize::new(0));
+    let cluster = Cluster::start(dir.path(), failures.clone()).await;
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "a\n").unwrap();
+    cluster
+        .handle
+        .create_connector("c", source_config(&input, &[]), TargetState::Started)
+        .await
+        .unwrap();
+    cluster.task_runs().await;
+    wait_until("line a in t", || async {
+        cluster.values("t").await == ["a"]
     })
     .await;
-    handle.shutdown().await;
-    let _ = task.await;
-    log.close().await;
+
+    const BLOCKED: usize = 1_000_000;
+    failures.store(BLOCKED, Ordering::SeqCst);
+    let routed = source_config(
+        &input,
+        &[
+            ("transforms", "route"),
+            (
+                "transforms.route.type",
+                "org.apache.kafka.connect.transforms.RegexRouter",
+            ),
+            ("transforms.route.regex", "t"),
+            ("transforms.route.replacement", "u"),
+        ],
+    );
+    cluster
+        .handle
+        .put_connector_config("c", routed, true)
+        .await
+        .unwrap();
+    wait_until("a write of the new task configurations failed", || async {
+        failures.load(Ordering::SeqCst) < BLOCKED
+    })
+    .await;
+    append(&input, "b");
+    wait_until("line b copied", || async {
+        cluster.values("t").await.len() + cluster.values("u").await.len() == 2
+    })
+    .await;
+    assert_eq!(
+        cluster.values("t").await,
+        ["a", "b"],
+        "the old configuration"
+    );
+    assert!(cluster.values("u").await.is_empty());
+
+    // Once a write succeeds the task restarts: the lines appended until then stay in t, the
+    // first one in u is the last one appended.
+    failures.store(0, Ordering::SeqCst);
+    let mut expected_t = vec!["a".to_owned(), "b".to_owned()];
+    for i in 0..200 {
+        let line = format!("c{i}");
+        append(&input, &line);
+        wait_until("the line copied", || async {
+            cluster.values("t").await.len() + cluster.values("u").await.len() == 3 + i
+        })
+        .await;
+        if !cluster.values("u").await.is_empty() {
+            assert_eq!(cluster.values("u").await, [line]);
+            assert_eq!(cluster.values("t").await, expected_t);
+            return cluster.stop().await;
+        }
+        expected_t.push(line);
+    }
+    panic!("the task never restarted with the new configuration");
 }
