@@ -145,6 +145,17 @@ impl Cluster {
         Self { log, handle, task }
     }
 
+    /// Creates connector `c` on a new file `in.txt` in `dir` holding the line `a`; its path.
+    async fn create_source(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        let input = dir.join("in.txt");
+        std::fs::write(&input, "a\n").unwrap();
+        self.handle
+            .create_connector("c", source_config(&input, &[]), TargetState::Started)
+            .await
+            .unwrap();
+        input
+    }
+
     async fn task_runs(&self) {
         wait_until("the connector and its task run", || async {
             self.handle.connector_status("c").await.is_ok_and(|s| {
@@ -209,13 +220,7 @@ async fn a_failed_write_of_task_configs_on_the_leader_is_retried() {
     let dir = tempfile::tempdir().unwrap();
     let failures = Arc::new(AtomicUsize::new(2));
     let cluster = Cluster::start(dir.path(), failures.clone()).await;
-    let input = dir.path().join("in.txt");
-    std::fs::write(&input, "a\n").unwrap();
-    cluster
-        .handle
-        .create_connector("c", source_config(&input, &[]), TargetState::Started)
-        .await
-        .unwrap();
+    let input = cluster.create_source(dir.path()).await;
     let file = input.display().to_string();
     wait_until("the task configurations are stored", || async {
         file_of_task_0(&cluster.handle).await.as_deref() == Some(file.as_str())
@@ -239,13 +244,7 @@ async fn a_running_task_keeps_its_configuration_until_new_task_configs_are_writt
     let dir = tempfile::tempdir().unwrap();
     let failures = Arc::new(AtomicUsize::new(0));
     let cluster = Cluster::start(dir.path(), failures.clone()).await;
-    let input = dir.path().join("in.txt");
-    std::fs::write(&input, "a\n").unwrap();
-    cluster
-        .handle
-        .create_connector("c", source_config(&input, &[]), TargetState::Started)
-        .await
-        .unwrap();
+    let input = cluster.create_source(dir.path()).await;
     cluster.task_runs().await;
     wait_until("line a in t", || async {
         cluster.values("t").await == ["a"]
