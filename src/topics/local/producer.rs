@@ -149,6 +149,10 @@ fn route(log: &Log, records: &[ProducerRecord]) -> Result<(Vec<Route>, usize), T
     let mut routes: Vec<Route> = Vec::new();
     let mut by_partition: HashMap<(usize, i32), usize> = HashMap::new();
     let mut null_key_partition: HashMap<usize, i32> = HashMap::new();
+    // The previous record's lookups: a batch's records mostly share topic and partition, so
+    // most records skip the maps.
+    let mut last_null: Option<(usize, i32)> = None;
+    let mut last_route: Option<((usize, i32), usize)> = None;
     let mut topic = None;
     let mut total = 0;
     for (i, r) in records.iter().enumerate() {
@@ -167,9 +171,16 @@ fn route(log: &Log, records: &[ProducerRecord]) -> Result<(Vec<Route>, usize), T
                 )));
             }
             (None, Some(key)) => partition_for_key(key, n as u32),
-            (None, None) => *null_key_partition.entry(id).or_insert_with(|| {
-                (t.round_robin.fetch_add(1, Ordering::Relaxed) % n as u32) as i32
-            }),
+            (None, None) => match last_null {
+                Some((last, p)) if last == id => p,
+                _ => {
+                    let p = *null_key_partition.entry(id).or_insert_with(|| {
+                        (t.round_robin.fetch_add(1, Ordering::Relaxed) % n as u32) as i32
+                    });
+                    last_null = Some((id, p));
+                    p
+                }
+            },
         };
         let size = segment::encoded_len(r.key.as_deref(), r.value.as_deref(), &r.headers);
         if size - FRAME_HEADER > MAX_BODY {
@@ -179,14 +190,21 @@ fn route(log: &Log, records: &[ProducerRecord]) -> Result<(Vec<Route>, usize), T
             )));
         }
         total += size;
-        let k = *by_partition.entry((id, p)).or_insert_with(|| {
-            routes.push(Route {
-                partition: t.partitions[p as usize].clone(),
-                records: Vec::new(),
-                bytes: 0,
-            });
-            routes.len() - 1
-        });
+        let k = match last_route {
+            Some((key, k)) if key == (id, p) => k,
+            _ => {
+                let k = *by_partition.entry((id, p)).or_insert_with(|| {
+                    routes.push(Route {
+                        partition: t.partitions[p as usize].clone(),
+                        records: Vec::new(),
+                        bytes: 0,
+                    });
+                    routes.len() - 1
+                });
+                last_route = Some(((id, p), k));
+                k
+            }
+        };
         routes[k].records.push(i);
         routes[k].bytes += size;
     }
