@@ -361,6 +361,21 @@ pub async fn source_batch(
     let mut clock = StageTime::default();
     for source_record in batch {
         let (offset, record) = split(source_record);
+        // Without transformations, a record whose conversions succeed needs nothing of the
+        // error handler: converted in a plain call (no per-record future). A failed one is
+        // converted again below, under the handler.
+        let record = if chain.is_empty() {
+            match converters.into_topic(record) {
+                Ok(r) => {
+                    records.push(r);
+                    offsets.push(offset);
+                    continue;
+                }
+                Err(record) => *record,
+            }
+        } else {
+            record
+        };
         if let Some(r) =
             self::source_record(handler, converters, chain, record, &offset, &mut clock).await?
         {
