@@ -180,6 +180,35 @@ mod tests {
     }
 
     #[test]
+    fn a_consumed_record_converts_for_put() {
+        let c = converters(Box::new(StringConverter::new()));
+        let consumed = ConsumedRecord {
+            topic: "t".into(),
+            partition: 2,
+            offset: 41,
+            timestamp: 7,
+            key: Some(b"k".to_vec()),
+            value: Some(b"v".to_vec()),
+            headers: vec![("h".into(), Some(b"x".to_vec()))],
+        };
+        let rec = c.from_topic(&consumed).unwrap();
+        assert_eq!(rec.kafka_offset, 41);
+        assert_eq!(rec.timestamp_type, TimestampType::CreateTime);
+        assert_eq!(rec.record.topic, "t");
+        assert_eq!(rec.record.kafka_partition, Some(2));
+        assert_eq!(rec.record.timestamp, Some(7));
+        assert_eq!(rec.record.key, Value::String("k".into()));
+        assert_eq!(rec.record.value, Value::String("v".into()));
+        let h = rec.record.headers.iter().next().unwrap();
+        assert_eq!(
+            (h.key.as_str(), &h.value),
+            ("h", &Value::String("x".into()))
+        );
+        let c = converters(Box::new(IntegerConverter::default()));
+        assert!(c.from_topic(&consumed).is_err(), "b\"v\" is no INT32");
+    }
+
+    #[test]
     fn a_failed_conversion_gives_the_record_back_unchanged() {
         let c = converters(Box::new(IntegerConverter::default()));
         let input = record(Value::String("forty-two".into()));

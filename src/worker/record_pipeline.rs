@@ -139,6 +139,21 @@ async fn transform_with_retries(
     Ok(true)
 }
 
+/// Without transformations, a consumed record converted in a plain call, when every
+/// conversion succeeds: then the error handler has nothing to do (and no per-record future is
+/// built). `None`: use [`sink_record`] (it converts again, under the handler).
+pub fn plain_sink_record(
+    converters: &RecordConverters,
+    chain: &TransformationChain,
+    r: &ConsumedRecord,
+) -> Option<SinkRecord> {
+    if chain.is_empty() {
+        converters.from_topic(r).ok()
+    } else {
+        None
+    }
+}
+
 /// A consumed record converted (key, value, headers) and transformed (timed into `clock`),
 /// for `put`.
 ///

@@ -20,7 +20,7 @@ use tracing::{debug, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
-use super::record_pipeline::{sink_record, StageTime};
+use super::record_pipeline::{plain_sink_record, sink_record, StageTime};
 use super::settings::WorkerSettings;
 use super::throughput::record_bytes;
 use super::tolerance::ErrorHandler;
@@ -258,15 +258,21 @@ impl SinkTaskRunner {
         let started = std::time::Instant::now();
         let mut clock = StageTime::default();
         for (i, r) in polled.iter().enumerate() {
-            if let Some(rec) = sink_record(
-                &mut self.errors,
-                &self.converters,
-                &mut self.transforms,
-                r,
-                &mut clock,
-            )
-            .await?
-            {
+            let plain = plain_sink_record(&self.converters, &self.transforms, r);
+            let converted = match plain {
+                Some(rec) => Some(rec),
+                None => {
+                    sink_record(
+                        &mut self.errors,
+                        &self.converters,
+                        &mut self.transforms,
+                        r,
+                        &mut clock,
+                    )
+                    .await?
+                }
+            };
+            if let Some(rec) = converted {
                 kept.push(i);
                 batch.push(rec);
             }
@@ -302,15 +308,22 @@ impl SinkTaskRunner {
                     let started = std::time::Instant::now();
                     let mut clock = StageTime::default();
                     for &i in &kept {
-                        if let Some(rec) = sink_record(
-                            &mut self.errors,
-                            &self.converters,
-                            &mut self.transforms,
-                            &polled[i],
-                            &mut clock,
-                        )
-                        .await?
-                        {
+                        let r = &polled[i];
+                        let plain = plain_sink_record(&self.converters, &self.transforms, r);
+                        let converted = match plain {
+                            Some(rec) => Some(rec),
+                            None => {
+                                sink_record(
+                                    &mut self.errors,
+                                    &self.converters,
+                                    &mut self.transforms,
+                                    r,
+                                    &mut clock,
+                                )
+                                .await?
+                            }
+                        };
+                        if let Some(rec) = converted {
                             batch.push(rec);
                         }
                     }
