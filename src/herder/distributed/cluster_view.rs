@@ -62,6 +62,23 @@ impl SharedView {
     }
 }
 
+impl SharedView {
+    /// Publishes `snapshot` when only its offset moved (records that change no work item, such
+    /// as a task count record; the group must still see the offset, or a leader waits for it
+    /// and answers CONFIG_MISMATCH forever). A snapshot with other work items is left to
+    /// [`SharedView::publish`], whose answer decides the rebalance. Returns whether it published.
+    pub fn publish_offset(&self, snapshot: ConfigSnapshot) -> bool {
+        self.snapshots.send_if_modified(|current| {
+            let moved =
+                current.connectors == snapshot.connectors && current.offset != snapshot.offset;
+            if moved {
+                *current = snapshot;
+            }
+            moved
+        })
+    }
+}
+
 #[async_trait::async_trait]
 impl ClusterView for SharedView {
     fn config_offset(&self) -> i64 {
@@ -104,6 +121,27 @@ mod tests {
         let got = waiting.await.unwrap();
         assert_eq!(got.offset, 5);
         assert_eq!(view.config_offset(), 5);
+    }
+
+    #[tokio::test]
+    async fn an_offset_moved_by_records_that_change_no_work_item_is_published() {
+        let view = std::sync::Arc::new(SharedView::new(snapshot(7, &[("a", 1)])));
+        let waiting = {
+            let view = view.clone();
+            tokio::spawn(async move { view.snapshot(8).await })
+        };
+        assert!(view.publish_offset(snapshot(8, &[("a", 1)])));
+        assert_eq!(waiting.await.unwrap().offset, 8, "the leader caught up");
+        assert!(
+            !view.publish_offset(snapshot(8, &[("a", 1)])),
+            "nothing moved"
+        );
+        assert!(
+            !view.publish_offset(snapshot(9, &[("a", 1), ("b", 0)])),
+            "new work items are left to publish"
+        );
+        assert_eq!(view.config_offset(), 8);
+        assert!(view.publish(snapshot(9, &[("a", 1), ("b", 0)])));
     }
 
     #[test]

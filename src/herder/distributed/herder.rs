@@ -297,8 +297,15 @@ impl DistributedHerder {
 
     /// Applies the records already handed over by the config log.
     fn drain(&mut self) {
+        let mut read = false;
         while let Ok(record) = self.records.try_recv() {
             self.apply(record);
+            read = true;
+        }
+        // Records that changed nothing (a task count record, a discarded one) still move the
+        // offset this worker tells the group; changes are published by `settle`.
+        if read && !self.dirty {
+            self.view.publish_offset(snapshot_of(&self.state));
         }
     }
 
