@@ -327,12 +327,18 @@ async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>
     let Some(d) = exit_when_idle else {
         return std::future::pending().await;
     };
+    // While a task is busy, look again every tick; once all are idle, wait exactly until
+    // the last of them has been idle for `d` (a tick's overshoot would lengthen every run).
     let tick = (d / 10).clamp(
         std::time::Duration::from_millis(10),
         std::time::Duration::from_millis(100),
     );
-    while !herder.idle_for(d).await {
-        tokio::time::sleep(tick).await;
+    loop {
+        match herder.idle_left(d).await {
+            Some(left) if left.is_zero() => return,
+            Some(left) => tokio::time::sleep(left).await,
+            None => tokio::time::sleep(tick).await,
+        }
     }
 }
 

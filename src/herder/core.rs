@@ -147,8 +147,8 @@ impl HerderCore {
             Request::Topics(name, reset, reply) => {
                 let _ = reply.send(self.connector_topics(&name, reset));
             }
-            Request::IdleFor(d, reply) => {
-                let _ = reply.send(self.worker.all_idle_for(d));
+            Request::IdleLeft(d, reply) => {
+                let _ = reply.send(self.worker.all_idle_left(d));
             }
             Request::RefreshMetrics(reply) => {
                 self.refresh_metrics();

@@ -222,7 +222,12 @@ pub(crate) enum Request {
         generation: u32,
         reply: oneshot::Sender<Result<(), HerderError>>,
     },
-    IdleFor(std::time::Duration, oneshot::Sender<bool>),
+    /// How long until every task has been idle for the duration (`None`: one is busy, or the
+    /// distributed herder has not settled).
+    IdleLeft(
+        std::time::Duration,
+        oneshot::Sender<Option<std::time::Duration>>,
+    ),
     /// Sets the worker-wide metrics (counts, states) from what runs on this worker, before
     /// `GET /metrics` encodes them.
     RefreshMetrics(oneshot::Sender<()>),
@@ -555,9 +560,12 @@ impl HerderHandle {
         .unwrap_or_else(|| Err(gone()))
     }
 
-    /// Whether every task has been idle (or has ended) for `d`.
-    pub async fn idle_for(&self, d: std::time::Duration) -> bool {
-        self.ask(|r| Request::IdleFor(d, r)).await.unwrap_or(true)
+    /// How long until every task has been idle (or has ended) for `d`: `None` while one is
+    /// busy, zero when all have (or the herder is gone).
+    pub async fn idle_left(&self, d: std::time::Duration) -> Option<std::time::Duration> {
+        self.ask(|r| Request::IdleLeft(d, r))
+            .await
+            .unwrap_or(Some(std::time::Duration::ZERO))
     }
 
     /// Sets the worker's connector and task counts and states in its metrics; `false` when the

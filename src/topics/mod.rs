@@ -199,6 +199,13 @@ pub trait TopicProducer: Send + Sync {
         records: Vec<ProducerRecord>,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>>;
 
+    /// How many batches a source task may have sent and not yet seen acknowledged. Only a cap
+    /// on the task's bookkeeping: what normally stops a source is the producer's own bound on
+    /// bytes in flight (`send_batch` waits).
+    fn max_in_flight_batches(&self) -> usize {
+        8
+    }
+
     /// Whether [`Self::send_batch_with_offsets`] makes a batch and its source offsets durable
     /// in one atomic step (the embedded log's commit journal), so a restart resumes exactly
     /// after the last durable batch.

@@ -246,12 +246,13 @@ impl TaskActivity {
         *self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether the task has been idle (or has ended) for at least `d`.
-    pub fn idle_for(&self, d: Duration) -> bool {
+    /// How long the task must stay idle before it has been idle (or ended) for `d`: `None`
+    /// while it is busy, zero once it has been idle for `d`.
+    pub fn idle_left(&self, d: Duration) -> Option<Duration> {
         match self.get() {
-            Activity::Busy | Activity::Restarting => false,
-            Activity::Idle(since) => since.elapsed() >= d,
-            Activity::Failed | Activity::Stopped => true,
+            Activity::Busy | Activity::Restarting => None,
+            Activity::Idle(since) => Some(d.saturating_sub(since.elapsed())),
+            Activity::Failed | Activity::Stopped => Some(Duration::ZERO),
         }
     }
 }
@@ -351,5 +352,28 @@ mod tests {
             board.repeated_on_next_start(),
             ["Every task's offsets are committed: the next start repeats nothing."]
         );
+    }
+
+    #[test]
+    fn idle_left_counts_down_from_the_start_of_the_idle_time() {
+        let task = cell("t-0", TaskKind::Source, Uncommitted::Source(0));
+        let d = Duration::from_secs(60);
+        task.busy();
+        assert_eq!(task.idle_left(d), None);
+        task.idle_since(Instant::now() - Duration::from_secs(45));
+        let left = task.idle_left(d).expect("idle");
+        assert!(
+            left <= Duration::from_secs(15) && left > Duration::from_secs(10),
+            "{left:?}"
+        );
+        // A later idle instant does not move the start.
+        task.idle();
+        assert!(task.idle_left(d).expect("idle") <= Duration::from_secs(15));
+        task.idle_since(Instant::now() - Duration::from_secs(61));
+        assert_eq!(task.idle_left(d), Some(Duration::ZERO));
+        task.busy();
+        assert_eq!(task.idle_left(d), None);
+        task.failed("boom".into());
+        assert_eq!(task.idle_left(d), Some(Duration::ZERO));
     }
 }

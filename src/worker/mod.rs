@@ -589,9 +589,12 @@ impl Worker {
         report
     }
 
-    /// Whether every task has been idle (or has ended) for `d`.
-    pub fn all_idle_for(&self, d: Duration) -> bool {
-        self.tasks.iter().all(|t| t.activity.idle_for(d))
+    /// How long until every task has been idle (or has ended) for `d`: `None` while one is
+    /// busy, zero when all have.
+    pub fn all_idle_left(&self, d: Duration) -> Option<Duration> {
+        self.tasks.iter().try_fold(Duration::ZERO, |left, t| {
+            Some(left.max(t.activity.idle_left(d)?))
+        })
     }
 
     /// Stops every task (cooperatively, then by force after the graceful timeout, naming the

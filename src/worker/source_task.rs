@@ -29,8 +29,6 @@ use super::transform_chain::TransformationChain;
 use crate::storage::{OffsetEntry, OffsetStore};
 use crate::topics::{SourceOffsets, TopicError, TopicProducer};
 
-/// Batches produced but not yet acknowledged, at most.
-const MAX_IN_FLIGHT_BATCHES: usize = 8;
 /// Pause after a retriable poll error.
 const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 
@@ -103,7 +101,7 @@ impl SourceTaskRunner {
         let mut flush_at = Instant::now() + self.settings.offset_flush_interval;
         loop {
             self.take_acks(state, false).await?;
-            while state.submitted.in_flight() >= MAX_IN_FLIGHT_BATCHES {
+            while state.submitted.in_flight() >= self.producer.max_in_flight_batches() {
                 tokio::select! {
                     _ = cancel.cancelled() => return Ok(()),
                     r = self.take_acks(state, true) => r?,

@@ -19,6 +19,10 @@ use crate::render::write_java_string;
 /// Buffered bytes that trigger a background write.
 const WRITE_THRESHOLD: usize = 1 << 20;
 
+/// Bytes written since the last sync that start an early background sync (see
+/// [`FileStreamSinkTask`]).
+const EARLY_SYNC_BYTES: u64 = 4 << 20;
+
 /// Where the output goes.
 #[derive(Clone)]
 enum Output {
@@ -37,6 +41,12 @@ type WriteJob = JoinHandle<(Vec<u8>, io::Result<()>)>;
 /// writes everything and `sync_data`s the file, so committed offsets never point past durable
 /// output. See [`crate::render`] for the value format (BYTES are written raw).
 ///
+/// Every [`EARLY_SYNC_BYTES`] written, a background `sync_data` starts (one at a time, not
+/// waited for by `put`), so the disk writes while the job runs and the flush that commits
+/// offsets (or ends the task) waits only for what was written since; its outcome is checked
+/// before the next one starts and by every flush (a failed sync fails the task: the OS
+/// reports a write-back error once).
+///
 /// With `exactly.once=true` every commit stores the file's length (after the flush) with the
 /// offsets, and `open_at` cuts the file back to the committed length before anything is
 /// written, so the file holds each record exactly once after any crash (see
@@ -53,6 +63,10 @@ pub struct FileStreamSinkTask {
     spare: Vec<u8>,
     /// The write in flight, if any (kept here so a dropped future loses nothing).
     in_flight: Option<WriteJob>,
+    /// Bytes handed to writes since the last sync started.
+    unsynced: u64,
+    /// The early background sync, if one was started and its outcome not taken yet.
+    syncing: Option<JoinHandle<io::Result<()>>>,
 }
 
 impl Default for FileStreamSinkTask {
@@ -72,6 +86,8 @@ impl FileStreamSinkTask {
             buf: Vec::new(),
             spare: Vec::new(),
             in_flight: None,
+            unsynced: 0,
+            syncing: None,
         }
     }
 
@@ -106,6 +122,15 @@ impl FileStreamSinkTask {
         if self.buf.capacity() < WRITE_THRESHOLD {
             self.buf.reserve(WRITE_THRESHOLD + WRITE_THRESHOLD / 4);
         }
+        // The writes before this one are done: an early sync covers them.
+        if sync {
+            self.unsynced = 0;
+        } else {
+            if self.unsynced >= EARLY_SYNC_BYTES {
+                self.start_early_sync(&output).await?;
+            }
+            self.unsynced += data.len() as u64;
+        }
         self.in_flight = Some(tokio::task::spawn_blocking(move || {
             let result = write_out(&output, &data, sync);
             data.clear();
@@ -114,10 +139,38 @@ impl FileStreamSinkTask {
         Ok(())
     }
 
+    /// Starts a background sync of what earlier writes handed to the OS, unless the last one
+    /// is still running; a finished one's failure is returned.
+    async fn start_early_sync(&mut self, output: &Output) -> Result<()> {
+        let Output::File(file) = output else {
+            return Ok(());
+        };
+        if self.syncing.as_ref().is_some_and(|s| !s.is_finished()) {
+            return Ok(());
+        }
+        self.finish_sync().await?;
+        let file = file.clone();
+        self.syncing = Some(tokio::task::spawn_blocking(move || sync_file(&file)));
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    /// Waits for the early background sync, if any, and returns its outcome.
+    async fn finish_sync(&mut self) -> Result<()> {
+        let Some(handle) = self.syncing.take() else {
+            return Ok(());
+        };
+        let synced = handle
+            .await
+            .map_err(|e| ConnectError::Other(format!("Syncing {} failed: {e}", self.name())))?;
+        synced.map_err(|e| ConnectError::io(format!("Error syncing {}", self.name()), e))
+    }
+
     async fn flush_all(&mut self) -> Result<()> {
         if self.output.is_none() {
             return Ok(());
         }
+        self.finish_sync().await?;
         self.submit(true).await?;
         self.finish_write().await
     }
@@ -209,12 +262,7 @@ fn write_out(output: &Output, data: &[u8], sync: bool) -> io::Result<()> {
                 f.write_all(data)?;
             }
             if sync {
-                match f.sync_data() {
-                    // Pipes and character devices cannot be synced; there is nothing to make
-                    // durable.
-                    Err(e) if e.raw_os_error() == Some(22) => {}
-                    other => other?,
-                }
+                sync_file(file)?;
             }
             Ok(())
         }
@@ -223,6 +271,15 @@ fn write_out(output: &Output, data: &[u8], sync: bool) -> io::Result<()> {
             out.write_all(data)?;
             out.flush()
         }
+    }
+}
+
+/// `sync_data` of the output; pipes and character devices cannot be synced (`EINVAL`), there
+/// is nothing to make durable.
+fn sync_file(file: &File) -> io::Result<()> {
+    match file.sync_data() {
+        Err(e) if e.raw_os_error() == Some(22) => Ok(()),
+        other => other,
     }
 }
 
@@ -488,6 +545,37 @@ mod tests {
         let mut expect = b"existing\nplain \xc3\xbc\nnull\n42\nfalse\n1.0\n1.0E10\n2.5\n".to_vec();
         expect.extend_from_slice(b"\x00\xffz\nStruct{a=1,b=x}\n{k=1, k2=v2}\n[a, b]\n123.4\n");
         assert_eq!(std::fs::read(&path).unwrap(), expect);
+        task.stop().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_background_sync_starts_every_few_mebibytes_and_the_flush_takes_its_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let mut task = started(Some(&path)).await;
+        let line = "x".repeat(1023);
+        let batch = |from: i64| {
+            (from..from + 1024)
+                .map(|i| record(line.as_str().into(), None, i))
+                .collect::<Vec<_>>()
+        };
+        // 1 MiB per put: no sync until EARLY_SYNC_BYTES were written.
+        let below = EARLY_SYNC_BYTES >> 20;
+        for n in 0..below {
+            task.put(batch(n as i64 * 1024)).await.unwrap();
+            assert!(task.syncing.is_none(), "after {} MiB", n + 1);
+        }
+        task.put(batch(below as i64 * 1024)).await.unwrap();
+        assert!(task.syncing.is_some(), "no background sync started");
+        assert_eq!(task.unsynced, 1 << 20, "counting starts again");
+        task.flush(&PartitionOffsets::new()).await.unwrap();
+        assert!(task.syncing.is_none());
+        assert_eq!(task.unsynced, 0);
+        let written = std::fs::read(&path).unwrap();
+        assert_eq!(written.len() as u64, (below + 1) << 20);
+        assert!(written
+            .chunks(1024)
+            .all(|l| l[..1023] == *line.as_bytes() && l[1023] == b'\n'));
         task.stop().await.unwrap();
     }
 

@@ -857,8 +857,9 @@ impl DistributedHerder {
                     self.refresh_metrics();
                     let _ = reply.send(());
                 }
-                Request::IdleFor(d, reply) => {
-                    let _ = reply.send(self.settled() && self.core.worker.all_idle_for(d));
+                Request::IdleLeft(d, reply) => {
+                    let left = self.core.worker.all_idle_left(d);
+                    let _ = reply.send(left.filter(|_| self.settled()));
                 }
                 Request::Shutdown(reply) => {
                     let report = self.shutdown().await;

@@ -45,7 +45,7 @@ fn forwarding_herder(target: Option<String>) -> HerderHandle {
                 HerderRequest::PutTaskConfigs { reply, .. }
                 | HerderRequest::FenceZombies { reply, .. }
                 | HerderRequest::VerifyTaskGeneration { reply, .. } => drop(reply.send(Err(e()))),
-                HerderRequest::IdleFor(_, r) => drop(r.send(true)),
+                HerderRequest::IdleLeft(_, r) => drop(r.send(Some(std::time::Duration::ZERO))),
                 HerderRequest::RefreshMetrics(r) => drop(r.send(())),
                 HerderRequest::Shutdown(r) => drop(r.send(Default::default())),
             }

@@ -219,6 +219,12 @@ impl TopicProducer for LocalProducer {
         Box::pin(self.send(records, None))
     }
 
+    /// `embedded.log.buffer.memory` is the bound. 8 batches stalled the embedded copy whenever
+    /// one fsync took longer (other writes to the same disk; docs/performance.md).
+    fn max_in_flight_batches(&self) -> usize {
+        64
+    }
+
     fn commits_source_offsets(&self) -> bool {
         self.log.options.exactly_once_source && !self.log.read_only
     }

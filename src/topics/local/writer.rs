@@ -101,9 +101,8 @@ fn run(
         if !writes.is_empty() {
             let result = match &failure {
                 Some(f) => Err(f.clone()),
-                None => {
-                    write_round(&writes, segment_bytes, journal.as_mut()).map_err(|e| e.to_string())
-                }
+                None => write_round(&mut writes, segment_bytes, journal.as_mut())
+                    .map_err(|e| e.to_string()),
             };
             match result {
                 Ok(()) => {
@@ -136,20 +135,22 @@ fn run(
 }
 
 /// Appends every chunk, fsyncs each touched partition once, commits the round to the journal
-/// (when there is one), then publishes the partitions.
+/// (when there is one), then publishes the partitions. A chunk's bytes are freed once they are
+/// in the file: the fsyncs can take a while, and the page cache holds them meanwhile.
 fn write_round(
-    writes: &[Write],
+    writes: &mut [Write],
     segment_bytes: u64,
     journal: Option<&mut Journal>,
 ) -> Result<(), TopicError> {
-    let mut dirty: Vec<&Arc<Partition>> = Vec::new();
-    for chunk in writes.iter().flat_map(|w| &w.chunks) {
+    let mut dirty: Vec<Arc<Partition>> = Vec::new();
+    for chunk in writes.iter_mut().flat_map(|w| &mut w.chunks) {
         if chunk
             .partition
             .append(chunk.first, chunk.count, &chunk.bytes, segment_bytes)?
         {
-            dirty.push(&chunk.partition);
+            dirty.push(chunk.partition.clone());
         }
+        chunk.bytes = Vec::new();
     }
     let sync_partitions = || -> Result<(), TopicError> {
         for partition in &dirty {
