@@ -699,9 +699,12 @@ mod tests {
     use std::time::Duration;
 
     use async_trait::async_trait;
+    use std::sync::Mutex;
+
     use connect_api::{
-        ConfigDef, OffsetMap, PluginDesc, PluginKind, Result as ConnectResult, SinkPlugin,
-        SourceConnector, SourcePlugin, SourceRecord, SourceTask, SourceTaskContext,
+        ConfigDef, OffsetMap, PluginDesc, PluginKind, Result as ConnectResult, SinkConnector,
+        SinkPlugin, SinkTask, SourceConnector, SourcePlugin, SourceRecord, SourceTask,
+        SourceTaskContext,
     };
 
     use super::*;
@@ -896,5 +899,150 @@ mod tests {
         assert_eq!(instances, 1);
         assert!(error.is_some_and(|e| e.contains("briefly unavailable")));
         assert!(records.is_empty());
+    }
+
+    /// A sink whose first `put` fails with a retriable error; every put's values are kept.
+    struct Refusing {
+        puts: Arc<Mutex<Vec<Vec<String>>>>,
+    }
+
+    struct RefusingConnector;
+
+    #[async_trait]
+    impl SinkConnector for RefusingConnector {
+        async fn start(&mut self, _: &ConfigMap) -> ConnectResult<()> {
+            Ok(())
+        }
+        fn task_configs(&self, _: usize) -> ConnectResult<Vec<ConfigMap>> {
+            Ok(vec![ConfigMap::new()])
+        }
+        async fn stop(&mut self) -> ConnectResult<()> {
+            Ok(())
+        }
+    }
+
+    struct RefusingTask {
+        puts: Arc<Mutex<Vec<Vec<String>>>>,
+    }
+
+    #[async_trait]
+    impl SinkTask for RefusingTask {
+        async fn start(
+            &mut self,
+            _: connect_api::SinkTaskContext,
+            _: &ConfigMap,
+        ) -> ConnectResult<()> {
+            Ok(())
+        }
+        async fn put(&mut self, records: Vec<connect_api::SinkRecord>) -> ConnectResult<()> {
+            let values = records
+                .iter()
+                .map(|r| format!("{:?}", r.record.value))
+                .collect();
+            let mut puts = self.puts.lock().unwrap();
+            puts.push(values);
+            if puts.len() == 1 {
+                return Err(ConnectError::Retriable("the target is busy".into()));
+            }
+            Ok(())
+        }
+        async fn stop(&mut self) -> ConnectResult<()> {
+            Ok(())
+        }
+    }
+
+    impl SinkPlugin for Refusing {
+        fn desc(&self) -> PluginDesc {
+            PluginDesc {
+                class_name: "test.RefusingSinkConnector",
+                kind: PluginKind::Sink,
+                version: "0",
+                task_class: Some("test.RefusingSinkTask"),
+            }
+        }
+        fn config_def(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+        fn new_connector(&self) -> Box<dyn SinkConnector> {
+            Box::new(RefusingConnector)
+        }
+        fn new_task(&self) -> Box<dyn SinkTask> {
+            Box::new(RefusingTask {
+                puts: self.puts.clone(),
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_batch_refused_with_a_retriable_error_is_converted_and_put_again_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let puts = Arc::new(Mutex::new(Vec::new()));
+        let refusing: Arc<dyn SinkPlugin> = Arc::new(Refusing { puts: puts.clone() });
+        let plugins = Arc::new(PluginRegistry::new(
+            Vec::<Arc<dyn SourcePlugin>>::new(),
+            vec![refusing.clone()],
+            crate::converters::builtin_converters(),
+            Vec::new(),
+            Vec::new(),
+        ));
+        let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
+        let records = ["a", "b", "c"]
+            .into_iter()
+            .map(|v| crate::topics::ProducerRecord {
+                topic: "in".into(),
+                partition: Some(0),
+                key: None,
+                value: Some(v.as_bytes().to_vec()),
+                timestamp: None,
+                headers: Vec::new(),
+            })
+            .collect();
+        let producer = log.producer(&crate::topics::ClientSpec::default()).unwrap();
+        producer.send_batch(records).await.unwrap().await.unwrap();
+        let offsets = Arc::new(FileOffsetStore::open(&dir.path().join("offsets.json")).unwrap());
+        let mut worker = Worker::new(WorkerSettings::default(), plugins, offsets, log.clone());
+        let string = |class: &str| ConverterConfig {
+            class: class.to_owned(),
+            props: ConfigMap::new(),
+        };
+        worker
+            .start_connector(ConnectorSpec {
+                name: "refusing".into(),
+                plugin: ConnectorPlugin::Sink(refusing),
+                props: ConfigMap::new(),
+                raw_props: ConfigMap::new(),
+                providers: Arc::default(),
+                redactor: Arc::default(),
+                tasks_max: 1,
+                key_converter: string("StringConverter"),
+                value_converter: string("StringConverter"),
+                header_converter: string("SimpleHeaderConverter"),
+                errors: Default::default(),
+                transforms: Default::default(),
+                subscription: Some(crate::topics::Subscription::Topics(vec!["in".into()])),
+                producer_overrides: ConfigMap::new(),
+                consumer_overrides: ConfigMap::new(),
+                admin_overrides: ConfigMap::new(),
+                transaction_boundary: TransactionBoundary::Poll,
+                topic_creation: None,
+            })
+            .await
+            .unwrap();
+        for _ in 0..500 {
+            if puts.lock().unwrap().len() >= 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        worker.stop().await;
+        log.close().await;
+        let puts = puts.lock().unwrap().clone();
+        let expected: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|v| format!("{:?}", connect_api::Value::String((*v).into())))
+            .collect();
+        assert!(puts.len() >= 2, "put again after the refusal: {puts:?}");
+        assert_eq!(puts[0], expected);
+        assert_eq!(puts[1], expected, "the same batch, converted again");
     }
 }

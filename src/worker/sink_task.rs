@@ -13,7 +13,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::{ConfigMap, SinkPositions, SinkTask, SinkTaskContext, TopicPartition};
+use connect_api::{
+    ConfigMap, SinkPositions, SinkRecord, SinkTask, SinkTaskContext, TopicPartition,
+};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -253,31 +255,7 @@ impl SinkTaskRunner {
         bytes: u64,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<bool, TaskError> {
-        let mut kept = Vec::with_capacity(polled.len());
-        let mut batch = Vec::with_capacity(polled.len());
-        let started = std::time::Instant::now();
-        let mut clock = StageTime::default();
-        for (i, r) in polled.iter().enumerate() {
-            let plain = plain_sink_record(&self.converters, &self.transforms, r);
-            let converted = match plain {
-                Some(rec) => Some(rec),
-                None => {
-                    sink_record(
-                        &mut self.errors,
-                        &self.converters,
-                        &mut self.transforms,
-                        r,
-                        &mut clock,
-                    )
-                    .await?
-                }
-            };
-            if let Some(rec) = converted {
-                kept.push(i);
-                batch.push(rec);
-            }
-        }
-        clock.observe(started, &self.activity.metrics);
+        let (mut kept, mut batch) = self.convert_batch(polled, 0..polled.len()).await?;
         self.errors.flush().await?;
         let mut attempt = 0u32;
         loop {
@@ -304,34 +282,48 @@ impl SinkTaskRunner {
                         _ = tokio::time::sleep(delay) => {}
                     }
                     self.errors.counters().retry();
-                    batch = Vec::with_capacity(kept.len());
-                    let started = std::time::Instant::now();
-                    let mut clock = StageTime::default();
-                    for &i in &kept {
-                        let r = &polled[i];
-                        let plain = plain_sink_record(&self.converters, &self.transforms, r);
-                        let converted = match plain {
-                            Some(rec) => Some(rec),
-                            None => {
-                                sink_record(
-                                    &mut self.errors,
-                                    &self.converters,
-                                    &mut self.transforms,
-                                    r,
-                                    &mut clock,
-                                )
-                                .await?
-                            }
-                        };
-                        if let Some(rec) = converted {
-                            batch.push(rec);
-                        }
-                    }
-                    clock.observe(started, &self.activity.metrics);
+                    (kept, batch) = self.convert_batch(polled, kept.into_iter()).await?;
                 }
                 Err(e) => return Err(TaskError::at("Task put")(e)),
             }
         }
+    }
+
+    /// Converts (and transforms) the records of `polled` at `indices`, timing the stages once
+    /// for the batch; returns the indices of the records kept and their sink records. Without
+    /// transforms a record is converted in a plain call, and only one that fails goes through
+    /// the error handler.
+    async fn convert_batch(
+        &mut self,
+        polled: &[ConsumedRecord],
+        indices: impl ExactSizeIterator<Item = usize>,
+    ) -> Result<(Vec<usize>, Vec<SinkRecord>), TaskError> {
+        let mut kept = Vec::with_capacity(indices.len());
+        let mut batch = Vec::with_capacity(indices.len());
+        let started = std::time::Instant::now();
+        let mut clock = StageTime::default();
+        for i in indices {
+            let r = &polled[i];
+            let converted = match plain_sink_record(&self.converters, &self.transforms, r) {
+                Some(rec) => Some(rec),
+                None => {
+                    sink_record(
+                        &mut self.errors,
+                        &self.converters,
+                        &mut self.transforms,
+                        r,
+                        &mut clock,
+                    )
+                    .await?
+                }
+            };
+            if let Some(rec) = converted {
+                kept.push(i);
+                batch.push(rec);
+            }
+        }
+        clock.observe(started, &self.activity.metrics);
+        Ok((kept, batch))
     }
 
     /// Flushes the task and commits its offsets, timed and counted in the task's metrics
