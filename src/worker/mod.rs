@@ -795,6 +795,38 @@ mod tests {
         }
     }
 
+    /// A one-task connector with String converters and nothing else configured.
+    fn string_spec(
+        name: &str,
+        plugin: ConnectorPlugin,
+        subscription: Option<crate::topics::Subscription>,
+    ) -> ConnectorSpec {
+        let string = |class: &str| ConverterConfig {
+            class: class.to_owned(),
+            props: ConfigMap::new(),
+        };
+        ConnectorSpec {
+            name: name.into(),
+            plugin,
+            props: ConfigMap::new(),
+            raw_props: ConfigMap::new(),
+            providers: Arc::default(),
+            redactor: Arc::default(),
+            tasks_max: 1,
+            key_converter: string("StringConverter"),
+            value_converter: string("StringConverter"),
+            header_converter: string("SimpleHeaderConverter"),
+            errors: Default::default(),
+            transforms: Default::default(),
+            subscription,
+            producer_overrides: ConfigMap::new(),
+            consumer_overrides: ConfigMap::new(),
+            admin_overrides: ConfigMap::new(),
+            transaction_boundary: TransactionBoundary::Poll,
+            topic_creation: None,
+        }
+    }
+
     async fn run_flaky(
         enabled: bool,
     ) -> (
@@ -827,31 +859,8 @@ mod tests {
             ..WorkerSettings::default()
         };
         let mut worker = Worker::new(settings, plugins, offsets, log.clone());
-        let string = |class: &str| ConverterConfig {
-            class: class.to_owned(),
-            props: ConfigMap::new(),
-        };
         worker
-            .start_connector(ConnectorSpec {
-                name: "flaky".into(),
-                plugin: ConnectorPlugin::Source(flaky),
-                props: ConfigMap::new(),
-                raw_props: ConfigMap::new(),
-                providers: Arc::default(),
-                redactor: Arc::default(),
-                tasks_max: 1,
-                key_converter: string("StringConverter"),
-                value_converter: string("StringConverter"),
-                header_converter: string("SimpleHeaderConverter"),
-                errors: Default::default(),
-                transforms: Default::default(),
-                subscription: None,
-                producer_overrides: ConfigMap::new(),
-                consumer_overrides: ConfigMap::new(),
-                admin_overrides: ConfigMap::new(),
-                transaction_boundary: TransactionBoundary::Poll,
-                topic_creation: None,
-            })
+            .start_connector(string_spec("flaky", ConnectorPlugin::Source(flaky), None))
             .await
             .unwrap();
         // Wait until the task has either produced its record or failed for good.
@@ -1001,31 +1010,12 @@ mod tests {
         producer.send_batch(records).await.unwrap().await.unwrap();
         let offsets = Arc::new(FileOffsetStore::open(&dir.path().join("offsets.json")).unwrap());
         let mut worker = Worker::new(WorkerSettings::default(), plugins, offsets, log.clone());
-        let string = |class: &str| ConverterConfig {
-            class: class.to_owned(),
-            props: ConfigMap::new(),
-        };
         worker
-            .start_connector(ConnectorSpec {
-                name: "refusing".into(),
-                plugin: ConnectorPlugin::Sink(refusing),
-                props: ConfigMap::new(),
-                raw_props: ConfigMap::new(),
-                providers: Arc::default(),
-                redactor: Arc::default(),
-                tasks_max: 1,
-                key_converter: string("StringConverter"),
-                value_converter: string("StringConverter"),
-                header_converter: string("SimpleHeaderConverter"),
-                errors: Default::default(),
-                transforms: Default::default(),
-                subscription: Some(crate::topics::Subscription::Topics(vec!["in".into()])),
-                producer_overrides: ConfigMap::new(),
-                consumer_overrides: ConfigMap::new(),
-                admin_overrides: ConfigMap::new(),
-                transaction_boundary: TransactionBoundary::Poll,
-                topic_creation: None,
-            })
+            .start_connector(string_spec(
+                "refusing",
+                ConnectorPlugin::Sink(refusing),
+                Some(crate::topics::Subscription::Topics(vec!["in".into()])),
+            ))
             .await
             .unwrap();
         for _ in 0..500 {
