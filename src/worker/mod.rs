@@ -771,14 +771,23 @@ mod tests {
         }
     }
 
+    /// A test plugin's description.
+    fn test_desc(class_name: &'static str, kind: PluginKind, task: &'static str) -> PluginDesc {
+        PluginDesc {
+            class_name,
+            kind,
+            version: "0",
+            task_class: Some(task),
+        }
+    }
+
     impl SourcePlugin for Flaky {
         fn desc(&self) -> PluginDesc {
-            PluginDesc {
-                class_name: "test.FlakySourceConnector",
-                kind: PluginKind::Source,
-                version: "0",
-                task_class: Some("test.FlakySourceTask"),
-            }
+            test_desc(
+                "test.FlakySourceConnector",
+                PluginKind::Source,
+                "test.FlakySourceTask",
+            )
         }
         fn config_def(&self) -> ConfigDef {
             ConfigDef::new()
@@ -962,12 +971,11 @@ mod tests {
 
     impl SinkPlugin for Refusing {
         fn desc(&self) -> PluginDesc {
-            PluginDesc {
-                class_name: "test.RefusingSinkConnector",
-                kind: PluginKind::Sink,
-                version: "0",
-                task_class: Some("test.RefusingSinkTask"),
-            }
+            test_desc(
+                "test.RefusingSinkConnector",
+                PluginKind::Sink,
+                "test.RefusingSinkTask",
+            )
         }
         fn config_def(&self) -> ConfigDef {
             ConfigDef::new()
