@@ -27,7 +27,7 @@ impl Offsets {
         let mut m = self.0.lock().unwrap();
         for r in records {
             if let Some(o) = &r.source_offset {
-                m.insert(json!(*r.source_partition).to_string(), o.clone());
+                m.insert(json!(*r.source_partition).to_string(), o.clone().into_map());
             }
         }
     }

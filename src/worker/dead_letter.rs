@@ -140,11 +140,11 @@ impl DeadLetterQueue {
                 if let Some(p) = record.kafka_partition {
                     h.push((HEADER_ORIG_PARTITION.into(), text(&p.to_string())));
                 }
-                let json =
-                    |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
-                h.push((HEADER_SOURCE_PARTITION.into(), text(&json(&offset.0))));
+                let partition = serde_json::to_string(&*offset.0).unwrap_or_default();
+                h.push((HEADER_SOURCE_PARTITION.into(), text(&partition)));
                 if let Some(o) = &offset.1 {
-                    h.push((HEADER_SOURCE_OFFSET.into(), text(&json(o))));
+                    let o = serde_json::to_string(o).unwrap_or_default();
+                    h.push((HEADER_SOURCE_OFFSET.into(), text(&o)));
                 }
             }
         }
@@ -289,8 +289,11 @@ mod tests {
         };
         let mut partition = connect_api::OffsetMap::new();
         partition.insert("filename".into(), serde_json::json!("in.txt"));
-        let mut offset = connect_api::OffsetMap::new();
-        offset.insert("position".into(), serde_json::json!(12));
+        // The form FileStreamSource gives its records: written as the map it stands for.
+        let offset = connect_api::SourceOffset::Position {
+            field: "position",
+            value: 12,
+        };
         let entry = (Arc::new(partition), Some(offset));
         let dlq = DeadLetterQueue::with_producer(
             DlqSettings {

@@ -23,6 +23,7 @@ use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::exactly_once::TransactionBoundary;
 use super::record_converters::RecordConverters;
+use super::record_offset::{into_entry, same_partition, RecordOffset};
 use super::record_pipeline::source_batch;
 use super::throughput::record_bytes;
 use super::tolerance::ErrorHandler;
@@ -69,7 +70,7 @@ struct Transaction {
     /// Whether `begin` was called and neither commit nor abort since.
     open: bool,
     /// The latest offset of each source partition polled in it.
-    offsets: Vec<OffsetEntry>,
+    offsets: Vec<RecordOffset>,
     /// Deliveries of its records (resolved once it commits).
     deliveries: Vec<Delivery>,
     /// Records sent in it.
@@ -78,11 +79,11 @@ struct Transaction {
 
 impl Transaction {
     /// Keeps `entry` as its partition's latest offset.
-    fn add_offset(&mut self, entry: OffsetEntry) {
+    fn add_offset(&mut self, entry: RecordOffset) {
         match self
             .offsets
             .iter_mut()
-            .find(|(p, _)| Arc::ptr_eq(p, &entry.0) || **p == *entry.0)
+            .find(|(p, _)| same_partition(p, &entry.0))
         {
             Some(slot) => *slot = entry,
             None => self.offsets.push(entry),
@@ -91,6 +92,11 @@ impl Transaction {
 
     fn is_empty(&self) -> bool {
         self.offsets.is_empty() && self.records == 0
+    }
+
+    /// The offsets to store: one map per source partition.
+    fn entries(&self) -> Vec<OffsetEntry> {
+        self.offsets.iter().cloned().map(into_entry).collect()
     }
 }
 
@@ -260,7 +266,7 @@ impl ExactlyOnceSourceTaskRunner {
         match outcome {
             Ok(()) => {
                 metrics.offset_commit_success.inc();
-                let offsets = std::mem::take(&mut txn.offsets);
+                let offsets = txn.entries();
                 debug!(
                     partitions = offsets.len(),
                     records = txn.records,
@@ -283,7 +289,9 @@ impl ExactlyOnceSourceTaskRunner {
     }
 
     async fn write_and_commit(&mut self, txn: &mut Transaction) -> Result<(), TaskError> {
-        let records = self.offsets.offset_records(&self.connector, &txn.offsets)?;
+        let records = self
+            .offsets
+            .offset_records(&self.connector, &txn.entries())?;
         self.begin(txn)?;
         if !records.is_empty() {
             txn.deliveries
@@ -326,12 +334,14 @@ mod tests {
         let mut txn = Transaction::default();
         let a = Arc::new(map(r#"{"f":"a"}"#));
         let b = Arc::new(map(r#"{"f":"b"}"#));
-        txn.add_offset((a.clone(), Some(map(r#"{"pos":1}"#))));
-        txn.add_offset((b.clone(), Some(map(r#"{"pos":5}"#))));
-        txn.add_offset((Arc::new(map(r#"{"f":"a"}"#)), Some(map(r#"{"pos":2}"#))));
-        assert_eq!(txn.offsets.len(), 2);
-        assert_eq!(txn.offsets[0].1, Some(map(r#"{"pos":2}"#)));
-        assert_eq!(txn.offsets[1].1, Some(map(r#"{"pos":5}"#)));
+        txn.add_offset((a.clone(), Some(map(r#"{"pos":1}"#).into())));
+        txn.add_offset((b.clone(), Some(map(r#"{"pos":5}"#).into())));
+        let a_again = Arc::new(map(r#"{"f":"a"}"#));
+        txn.add_offset((a_again, Some(map(r#"{"pos":2}"#).into())));
+        let entries = txn.entries();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].1, Some(map(r#"{"pos":2}"#)));
+        assert_eq!(entries[1].1, Some(map(r#"{"pos":5}"#)));
         assert!(!txn.is_empty());
     }
 }

@@ -9,6 +9,7 @@ pub mod error_counters;
 pub mod exactly_once;
 pub mod exactly_once_source_task;
 pub mod record_converters;
+pub mod record_offset;
 pub mod record_pipeline;
 pub mod settings;
 pub mod sink_task;

@@ -117,7 +117,7 @@ impl RecordConverters {
 }
 
 /// Splits a source record into its offset bookkeeping and its connect record.
-pub fn split(record: SourceRecord) -> (crate::storage::OffsetEntry, ConnectRecord) {
+pub fn split(record: SourceRecord) -> (super::record_offset::RecordOffset, ConnectRecord) {
     (
         (record.source_partition, record.source_offset),
         record.record,

@@ -10,10 +10,10 @@ use connect_api::{ConnectRecord, Headers, RecordContext, SinkRecord, SourceRecor
 use super::activity::TaskActivity;
 use super::error::TaskError;
 use super::record_converters::{split, RecordConverters};
+use super::record_offset::RecordOffset;
 use super::tolerance::{ErrorHandler, Failure, Origin, Stage};
 use super::transform_chain::TransformationChain;
 use crate::metrics::TaskMetrics;
-use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, ProducerRecord};
 
 /// Time a batch spent in transformations, summed over its records: the rest of the batch's
@@ -234,7 +234,7 @@ pub async fn source_record(
     converters: &RecordConverters,
     chain: &mut TransformationChain,
     record: ConnectRecord,
-    offset: &OffsetEntry,
+    offset: &RecordOffset,
     clock: &mut StageTime,
 ) -> Result<Option<ProducerRecord>, TaskError> {
     // The record as the task returned it, for the reports (the dead letter queue writes it).
@@ -357,7 +357,7 @@ pub async fn source_batch(
     chain: &mut TransformationChain,
     batch: Vec<SourceRecord>,
     poll_started: Instant,
-) -> Result<(Vec<ProducerRecord>, Vec<OffsetEntry>), TaskError> {
+) -> Result<(Vec<ProducerRecord>, Vec<RecordOffset>), TaskError> {
     let metrics = &activity.metrics;
     let polled_at = Instant::now();
     metrics

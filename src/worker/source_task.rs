@@ -20,6 +20,7 @@ use tracing::{debug, error, info, warn};
 use super::activity::{TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
+use super::record_offset::{into_entry, same_partition, RecordOffset};
 use super::record_pipeline::source_batch;
 use super::settings::WorkerSettings;
 use super::submitted::{BatchId, SubmittedRecords};
@@ -247,13 +248,10 @@ impl SourceTaskRunner {
 
     /// The source offsets a batch completes: per source partition, the offset of its last
     /// record in the batch (records of sources that track no offsets are left out).
-    fn source_offsets(&self, batch: &[OffsetEntry]) -> SourceOffsets {
-        let mut last: Vec<&OffsetEntry> = Vec::new();
+    fn source_offsets(&self, batch: &[RecordOffset]) -> SourceOffsets {
+        let mut last: Vec<&RecordOffset> = Vec::new();
         for entry in batch {
-            match last
-                .iter_mut()
-                .find(|(p, _)| Arc::ptr_eq(p, &entry.0) || **p == *entry.0)
-            {
+            match last.iter_mut().find(|(p, _)| same_partition(p, &entry.0)) {
                 Some(slot) => *slot = entry,
                 None => last.push(entry),
             }
@@ -264,6 +262,7 @@ impl SourceTaskRunner {
                 .into_iter()
                 .filter(|(_, offset)| offset.is_some())
                 .cloned()
+                .map(into_entry)
                 .collect(),
         }
     }

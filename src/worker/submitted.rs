@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use connect_api::OffsetMap;
 
+use super::record_offset::{into_entry, RecordOffset};
 use crate::storage::OffsetEntry;
 
 /// Identifies a submitted batch.
@@ -52,12 +53,13 @@ impl SubmittedRecords {
     }
 
     /// Registers the (source partition, source offset) of each record of one batch, in
-    /// submission order, and returns the batch's id.
-    pub fn submit(&mut self, records: impl IntoIterator<Item = OffsetEntry>) -> BatchId {
+    /// submission order, and returns the batch's id. Only the last offset of each partition
+    /// is kept (and becomes a map).
+    pub fn submit(&mut self, records: impl IntoIterator<Item = RecordOffset>) -> BatchId {
         let batch = self.next_batch;
         self.next_batch += 1;
         // Last offset (and record count) per partition within the batch, in first-seen order.
-        let mut last: Vec<(OffsetEntry, u64)> = Vec::new();
+        let mut last: Vec<(RecordOffset, u64)> = Vec::new();
         for (partition, offset) in records {
             match last
                 .iter_mut()
@@ -72,7 +74,8 @@ impl SubmittedRecords {
         }
         // Arc-distinct partitions may still be equal maps: merge by canonical key.
         let mut keys = Vec::with_capacity(last.len());
-        for ((partition, offset), records) in last {
+        for (entry, records) in last {
+            let (partition, offset) = into_entry(entry);
             let key = serde_json::to_string(&*partition).unwrap_or_default();
             let queue = self
                 .queues
@@ -161,10 +164,13 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
-    fn record(partition: &Arc<OffsetMap>, position: i64) -> OffsetEntry {
+    fn record(partition: &Arc<OffsetMap>, position: i64) -> RecordOffset {
         (
             partition.clone(),
-            json!({"position": position}).as_object().cloned(),
+            json!({"position": position})
+                .as_object()
+                .cloned()
+                .map(Into::into),
         )
     }
 

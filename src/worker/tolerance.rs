@@ -16,8 +16,8 @@ use super::dead_letter::DeadLetterQueue;
 use super::error::TaskError;
 use super::error_counters::ErrorCounters;
 use super::record_converters::RecordConverters;
+use super::record_offset::RecordOffset;
 use crate::config::{ConnectorConfig, ConnectorKind, ErrorTolerance, SOURCE_DLQ_KEYS as DLQ_KEYS};
-use crate::storage::OffsetEntry;
 use crate::topics::{ConsumedRecord, Delivery};
 
 /// First retry delay (Kafka's `RETRIES_DELAY_MIN_MS`); doubles with each attempt.
@@ -238,7 +238,7 @@ pub enum Origin<'a> {
         /// The record as the task returned it.
         record: &'a ConnectRecord,
         /// Its source partition and offset.
-        offset: &'a OffsetEntry,
+        offset: &'a RecordOffset,
         /// The task's converters.
         converters: &'a RecordConverters,
     },
@@ -264,15 +264,14 @@ impl Origin<'_> {
                 r.topic, r.partition, r.offset, r.timestamp
             ),
             Self::Source { record, offset, .. } => {
-                let json = |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
                 let text = |s, v| {
                     crate::converters::values::convert_to_string(s, v)
                         .unwrap_or_else(|| "null".to_owned())
                 };
                 format!(
                     ", where source record is = SourceRecord{{sourcePartition={}, sourceOffset={}}} ConnectRecord{{topic='{}', kafkaPartition={}, key={}, value={}, timestamp={}}}",
-                    json(&offset.0),
-                    offset.1.as_ref().map_or_else(|| "null".to_owned(), json),
+                    json(&*offset.0),
+                    json(&offset.1),
                     record.topic,
                     record.kafka_partition.map_or_else(|| "null".to_owned(), |p| p.to_string()),
                     text(record.key_schema.as_ref(), &record.key),
@@ -285,13 +284,17 @@ impl Origin<'_> {
 }
 
 /// `topic 't', source partition {...}, source offset {...}`: which source record failed.
-pub fn describe_source(topic: &str, (partition, offset): &OffsetEntry) -> String {
-    let json = |m: &connect_api::OffsetMap| serde_json::to_string(m).unwrap_or_default();
-    let offset = offset.as_ref().map_or_else(|| "null".to_owned(), json);
+pub fn describe_source(topic: &str, (partition, offset): &RecordOffset) -> String {
     format!(
-        "topic '{topic}', source partition {}, source offset {offset}",
-        json(partition)
+        "topic '{topic}', source partition {}, source offset {}",
+        json(&**partition),
+        json(offset)
     )
+}
+
+/// A source partition or offset in a report: its JSON (`null` when there is none).
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// The converters' Java class names (for error reports).

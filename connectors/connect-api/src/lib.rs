@@ -16,6 +16,7 @@ pub mod logical;
 pub mod plugin;
 pub mod record;
 pub mod schema;
+pub mod source_offset;
 pub mod transformation;
 pub mod value;
 
@@ -34,6 +35,7 @@ pub use headers::{Header, Headers};
 pub use plugin::{PluginDesc, PluginKind, SinkPlugin, SourcePlugin};
 pub use record::{ConnectRecord, OffsetMap, SinkRecord, SourceRecord, TimestampType};
 pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, SchemaType};
+pub use source_offset::SourceOffset;
 pub use transformation::{
     Predicate, PredicatePlugin, RecordContext, Transformation, TransformationPlugin,
 };

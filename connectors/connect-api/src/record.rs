@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::headers::Headers;
 use crate::schema::SchemaRef;
+use crate::source_offset::SourceOffset;
 use crate::value::Value;
 
 /// A source partition or source offset: a JSON object of primitive values.
@@ -38,7 +39,7 @@ pub struct SourceRecord {
     pub source_partition: Arc<OffsetMap>,
     /// Position in that partition after this record, e.g. `{"position": 1234}`; `None` when the
     /// source does not track offsets.
-    pub source_offset: Option<OffsetMap>,
+    pub source_offset: Option<SourceOffset>,
     /// The record itself.
     pub record: ConnectRecord,
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use async_trait::async_trait;
 use connect_api::{
     ConfigMap, ConnectError, ConnectRecord, Headers, InputProgress, OffsetMap, Result, Schema,
-    SchemaRef, SchemaType, SourceRecord, SourceTask, SourceTaskContext, Value,
+    SchemaRef, SchemaType, SourceOffset, SourceRecord, SourceTask, SourceTaskContext, Value,
 };
 use tokio::task::JoinHandle;
 
@@ -65,9 +65,6 @@ pub struct FileStreamSourceTask {
     settings: Option<SourceSettings>,
     ctx: Option<SourceTaskContext>,
     partition: Arc<OffsetMap>,
-    /// `{"position": 0}`: each record's offset is a copy with its position set (a copy skips
-    /// the hashing of an insert).
-    offset_template: OffsetMap,
     value_schema: SchemaRef,
     input: InputState,
     /// Whether the input is a regular file (reads never block for long).
@@ -97,7 +94,6 @@ impl FileStreamSourceTask {
             settings: None,
             ctx: None,
             partition: Arc::new(OffsetMap::new()),
-            offset_template: position_offset(0),
             value_schema: Schema::required(SchemaType::String),
             input: InputState::Closed,
             regular_file: false,
@@ -137,12 +133,10 @@ impl FileStreamSourceTask {
                 Ok(s) => s.to_owned(),
                 Err(_) => String::from_utf8_lossy(line).into_owned(),
             };
-            let source_offset = tracked.then(|| {
-                let mut offset = self.offset_template.clone();
-                if let Some(value) = offset.values_mut().next() {
-                    *value = position.into();
-                }
-                offset
+            // No map per record: the worker builds one for the offsets it stores.
+            let source_offset = tracked.then_some(SourceOffset::Position {
+                field: POSITION_FIELD,
+                value: position,
             });
             self.pending.push(SourceRecord {
                 source_partition: Arc::clone(&self.partition),
@@ -255,13 +249,6 @@ fn open_at(path: &str, position: u64) -> io::Result<(File, bool)> {
         }
     }
     Ok((file, regular))
-}
-
-/// The source offset `{"position": <position>}`.
-fn position_offset(position: u64) -> OffsetMap {
-    let mut offset = OffsetMap::with_capacity(1);
-    offset.insert(POSITION_FIELD.to_owned(), position.into());
-    offset
 }
 
 /// Reads the committed position of `partition`: 0 when none.
@@ -498,9 +485,8 @@ mod tests {
         records
             .iter()
             .map(|r| {
-                let pos = r.source_offset.as_ref().unwrap()[POSITION_FIELD]
-                    .as_u64()
-                    .unwrap();
+                let pos = r.source_offset.as_ref().unwrap().get(POSITION_FIELD);
+                let pos = pos.and_then(|p| p.as_u64()).unwrap();
                 (r.record.value.as_str().unwrap().to_owned(), pos)
             })
             .collect()
@@ -830,8 +816,8 @@ mod tests {
             expect_pos += line.len() as u64 + 1;
             assert_eq!(r.record.value.as_str(), Some(line.as_str()));
             assert_eq!(
-                r.source_offset.as_ref().unwrap()[POSITION_FIELD].as_u64(),
-                Some(expect_pos)
+                r.source_offset.as_ref().unwrap().get(POSITION_FIELD),
+                Some(expect_pos.into())
             );
         }
     }

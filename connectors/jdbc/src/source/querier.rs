@@ -606,7 +606,7 @@ impl RowSink<'_> {
     }
 
     async fn emit(&mut self, mut record: SourceRecord, offset: SourceOffset) -> Result<(), String> {
-        record.source_offset = offset.encode(self.spec.mode);
+        record.source_offset = offset.encode(self.spec.mode).map(Into::into);
         self.last = offset;
         send(self.tx, Msg::Record(Box::new(record), offset)).await
     }
