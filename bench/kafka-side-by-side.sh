@@ -48,6 +48,8 @@
 #   BENCH_SKIP             words among: connect-rs kafka-connect perf (leave those parts out; the
 #                          report says so)
 #   BENCH_KC_PRECREATED=1  also run Kafka Connect on a pre-created topic
+#   BENCH_WARMUP=0         no unmeasured ProducerPerformance run before the rounds (it warms a
+#                          freshly started broker's JIT; skipped anyway with BENCH_SKIP=perf)
 #   BENCH_NO_BUILD=1       do not run `cargo build --release` (use target/release/connect-rs as is)
 #   BENCH_OFFSET_FLUSH_MS  offset.flush.interval.ms of the worker file (default 10000)
 #   BENCH_TIMEOUT          seconds a pipeline may take before it counts as failed (default 300)
@@ -474,6 +476,15 @@ run_producer_perf() { # RUN_NUMBER default|tuned
 }
 
 [[ -x /usr/bin/time ]] || skipped perf || die "needs /usr/bin/time (apt-get install time)"
+
+# A broker the harness just (re)started runs its first rounds with a cold JIT: on 2026-12-02
+# connect-rs went 319,000 -> 598,000 records/s over five rounds on such a broker while
+# ProducerPerformance, whose own cold JVM is its limit, barely moved. One unmeasured
+# ProducerPerformance run (tuned) warms the broker for every system alike.
+if [[ "${BENCH_WARMUP:-1}" != 0 ]] && ! skipped perf; then
+  log "warming the broker up (not measured; BENCH_WARMUP=0 leaves it out)"
+  run_producer_perf warmup tuned
+fi
 
 # Rounds alternate the systems so that all see the same background load on a shared machine.
 for ((run = 1; run <= RUNS; run++)); do
