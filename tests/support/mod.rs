@@ -212,6 +212,20 @@ pub fn line_count(path: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// How many input lines of a `numbered_lines` copy have reached `path`: one more than the highest
+/// line index in it (0 for no complete line). Unlike `line_count`, replays of lines that were not
+/// yet committed when a consumer or a process restarted are not counted, so `new_lines(out) ==
+/// n` means that line `n - 1` has arrived, not that `n` lines (some of them twice) have.
+pub fn new_lines(path: &Path) -> usize {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|line| line.len() == WIDTH - 1)
+        .map(|line| line_index(line) + 1)
+        .max()
+        .unwrap_or(0)
+}
+
 /// `n` lines of exactly `width` bytes (including the newline), each unique.
 pub fn numbered_lines(start: usize, n: usize, width: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(n * width);
