@@ -23,7 +23,8 @@ use super::kafka_connect::{free_port, jars, java_tool};
 use super::rest::rest_port;
 use super::{wait_for, Workdir};
 
-/// `session.timeout.ms` of the test workers (small, so a lost worker is noticed quickly).
+/// `session.timeout.ms` of the test workers and of their sink consumers (small, so a lost
+/// worker's group members are noticed quickly).
 pub const SESSION_TIMEOUT_MS: u64 = 6000;
 /// `heartbeat.interval.ms` of the test workers.
 pub const HEARTBEAT_INTERVAL_MS: u64 = 1000;
@@ -102,6 +103,8 @@ impl ClusterSpec {
              rest.advertised.host.name=127.0.0.1\n\
              session.timeout.ms={SESSION_TIMEOUT_MS}\n\
              heartbeat.interval.ms={HEARTBEAT_INTERVAL_MS}\n\
+             consumer.session.timeout.ms={SESSION_TIMEOUT_MS}\n\
+             consumer.heartbeat.interval.ms={HEARTBEAT_INTERVAL_MS}\n\
              offset.flush.interval.ms=500\n\
              key.converter={converter}\n\
              value.converter={converter}\n\
