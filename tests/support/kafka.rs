@@ -272,29 +272,29 @@ impl Broker {
         self.tools("org.apache.kafka.tools.consumer.ConsoleConsumer", &args)
     }
 
-    /// Creates a topic (`TopicCommand --create`); panics on failure.
+    /// Creates a topic with `partitions` partitions and replication factor 1, through an admin
+    /// client (no JVM start per topic); panics on failure.
     pub fn create_topic(&self, topic: &str, partitions: u32) {
-        let partitions = partitions.to_string();
-        let out = self.tools(
-            "org.apache.kafka.tools.TopicCommand",
-            &[
-                "--bootstrap-server",
-                self.bootstrap(),
-                "--create",
-                "--topic",
-                topic,
-                "--partitions",
-                &partitions,
-                "--replication-factor",
-                "1",
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "creating topic {topic} failed: {}{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
+        use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+        use rdkafka::client::DefaultClientContext;
+        use rdkafka::ClientConfig;
+        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+            .set("bootstrap.servers", self.bootstrap())
+            .create()
+            .unwrap_or_else(|e| panic!("an admin client for {}: {e}", self.bootstrap()));
+        let partitions = i32::try_from(partitions).expect("partition count fits i32");
+        let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
+        // The broker answers once the topic is created (as TopicCommand waits for it).
+        let options = AdminOptions::new()
+            .request_timeout(Some(TOOL_TIMEOUT))
+            .operation_timeout(Some(Duration::from_secs(60)));
+        let results = futures::executor::block_on(admin.create_topics([&new], &options))
+            .unwrap_or_else(|e| panic!("creating topic {topic} failed: {e}"));
+        for result in results {
+            if let Err((name, code)) = result {
+                panic!("creating topic {name} failed: {code}");
+            }
+        }
     }
 
     /// A name no other test, process or run uses: `PREFIX-PID-NANOS-N` (topic and group safe).
