@@ -215,8 +215,35 @@ tcp_open() { # HOST:PORT
   timeout 2 bash -c "exec 3<>/dev/tcp/$host/$port" 2>/dev/null
 }
 
-answers() { # BOOTSTRAP: a metadata request through the admin client
+answers() { # BOOTSTRAP: 0 when a metadata request lists a live (unfenced) broker
   tcp_open "$1" || return 1
+  if command -v python3 >/dev/null 2>&1; then
+    # Metadata v1 over a plain socket: milliseconds, where Kafka's TopicCommand starts a JVM
+    # (seconds on a loaded machine, once per test binary and per readiness poll).
+    timeout 10 python3 - "$1" <<'PY' 2>/dev/null 8>&- 9>&-
+import socket, struct, sys
+host, port = sys.argv[1].rsplit(":", 1)
+sock = socket.create_connection((host, int(port)), timeout=5)
+client = b"kafka-harness"
+# api_key 3 (Metadata), version 1, correlation id 1, client id; topics = null (all topics).
+request = struct.pack(">hhih", 3, 1, 1, len(client)) + client + struct.pack(">i", -1)
+sock.sendall(struct.pack(">i", len(request)) + request)
+def read(n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            sys.exit(1)
+        data += chunk
+    return data
+(size,) = struct.unpack(">i", read(4))
+response = read(size)
+# correlation id, then the live brokers' count: fenced brokers are not listed.
+correlation, brokers = struct.unpack(">ii", response[:8])
+sys.exit(0 if correlation == 1 and brokers >= 1 else 1)
+PY
+    return
+  fi
   timeout 30 java "${TOOL_JVM_OPTS[@]}" "-Dlog4j2.configurationFile=$TOOLS_LOG4J" -cp "$LIBS_DIR/*" \
     org.apache.kafka.tools.TopicCommand --bootstrap-server "$1" --list >/dev/null 2>&1 8>&- 9>&-
 }
