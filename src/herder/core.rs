@@ -148,7 +148,8 @@ impl HerderCore {
                 let _ = reply.send(self.connector_topics(&name, reset));
             }
             Request::IdleLeft(d, reply) => {
-                let _ = reply.send(self.worker.all_idle_left(d));
+                // Standalone: every task of every connector runs here.
+                let _ = reply.send(self.worker.all_idle_left(d, &|_| true));
             }
             Request::RefreshMetrics(reply) => {
                 self.refresh_metrics();

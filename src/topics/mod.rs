@@ -231,6 +231,15 @@ pub trait TopicProducer: Send + Sync {
     }
 }
 
+/// Every partition of a consumer's subscribed topics, and when they were looked up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscribedPartitions {
+    /// The partitions, in no particular order.
+    pub partitions: Vec<TopicPartition>,
+    /// When the lookup began (what it found was true at that instant or later).
+    pub looked_up: std::time::Instant,
+}
+
 /// Reads topics as a member of a consumer group.
 #[async_trait]
 pub trait TopicConsumer: Send {
@@ -263,6 +272,12 @@ pub trait TopicConsumer: Send {
     fn assignment(&self) -> Vec<TopicPartition>;
     /// Whether every assigned partition has been read to its current end.
     fn at_end(&self) -> bool;
+    /// Every partition of the subscribed topics, as this consumer last learned them (`None`
+    /// while not known yet). The partitions a group has to read: a sink is done only when its
+    /// tasks together are assigned all of them and at their ends — a partition the group gave
+    /// to a member elsewhere (another process, a dead member whose session has not expired) is
+    /// not read by this worker.
+    fn subscribed_partitions(&self) -> Option<SubscribedPartitions>;
     /// Records between this consumer's position and the end of its assigned partitions, when
     /// known (for progress displays; Kafka: from the client's latest statistics).
     fn lag(&self) -> Option<u64> {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use prometheus_client::metrics::counter::Counter;
 
 use crate::metrics::{TaskKind, TaskMetrics};
+use crate::topics::{SubscribedPartitions, TopicPartition};
 
 /// What a task is doing, as the idle watcher sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,15 @@ pub enum Uncommitted {
     Sink(u64),
 }
 
+/// What a sink task saw of its group's partitions the last time it found nothing to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SinkCoverage {
+    /// The partitions assigned to the task.
+    pub assigned: Vec<TopicPartition>,
+    /// Every partition of the subscribed topics, if known.
+    pub subscribed: Option<SubscribedPartitions>,
+}
+
 /// The shared activity cell of one task.
 #[derive(Debug)]
 pub struct TaskActivity {
@@ -62,6 +72,8 @@ pub struct TaskActivity {
     input_progress: Mutex<Option<connect_api::InputProgress>>,
     /// Records a sink task has still to read to reach the end of its partitions.
     lag: Mutex<Option<u64>>,
+    /// A sink task's partitions when it last found nothing to read.
+    coverage: Mutex<Option<SinkCoverage>>,
     /// Error counters (`errors.*` handling), kept across restarts of the task instance.
     pub errors: Arc<super::error_counters::ErrorCounters>,
     /// The task's metric handles (label sets resolved once), kept across restarts of the task
@@ -94,6 +106,7 @@ impl TaskActivity {
             inflow: super::throughput::Throughput::new(taken_in, Counter::default()),
             input_progress: Mutex::new(None),
             lag: Mutex::new(None),
+            coverage: Mutex::new(None),
             errors: Arc::new(super::error_counters::ErrorCounters::new(
                 metrics.errors.clone(),
             )),
@@ -137,6 +150,20 @@ impl TaskActivity {
     /// Records a sink task has still to read to the end of its partitions, if known.
     pub fn lag(&self) -> Option<u64> {
         *self.lag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the partitions a sink task saw when it found nothing to read.
+    pub fn set_sink_coverage(&self, coverage: SinkCoverage) {
+        *self.coverage.lock().unwrap_or_else(|e| e.into_inner()) = Some(coverage);
+    }
+
+    /// A sink task's partitions when it last found nothing to read (`None`: a source task, or
+    /// a sink that never did).
+    pub fn sink_coverage(&self) -> Option<SinkCoverage> {
+        self.coverage
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The connector and task id of this task's name (`<connector>-<task>`).

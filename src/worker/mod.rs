@@ -19,6 +19,7 @@ pub mod task_factory;
 pub mod throughput;
 pub mod tolerance;
 pub mod transform_chain;
+pub mod unread_partitions;
 pub mod zombie_fencing;
 
 use std::sync::Arc;
@@ -170,6 +171,8 @@ pub struct Worker {
     board: TaskBoard,
     /// The worker's metrics (tasks register their handles here).
     metrics: Arc<WorkerMetrics>,
+    /// The last reason for not being idle that was logged (`all_idle_left`).
+    unread_logged: std::sync::Mutex<Option<String>>,
 }
 
 impl Worker {
@@ -197,6 +200,7 @@ impl Worker {
             retired_topics: std::collections::HashMap::new(),
             board: TaskBoard::default(),
             metrics: Arc::default(),
+            unread_logged: std::sync::Mutex::new(None),
         }
     }
 
@@ -591,11 +595,28 @@ impl Worker {
     }
 
     /// How long until every task has been idle (or has ended) for `d`: `None` while one is
-    /// busy, zero when all have.
-    pub fn all_idle_left(&self, d: Duration) -> Option<Duration> {
-        self.tasks.iter().try_fold(Duration::ZERO, |left, t| {
+    /// busy, or while a sink connector whose every task runs here (`whole`) has partitions none
+    /// of its tasks reads (logged once per reason); zero when all are done.
+    pub fn all_idle_left(&self, d: Duration, whole: &dyn Fn(&str) -> bool) -> Option<Duration> {
+        let left = self.tasks.iter().try_fold(Duration::ZERO, |left, t| {
             Some(left.max(t.activity.idle_left(d)?))
-        })
+        })?;
+        let unread =
+            unread_partitions::unread_partitions(self.tasks.iter().map(|t| &*t.activity), whole);
+        let mut logged = self.unread_logged.lock().unwrap_or_else(|e| e.into_inner());
+        match unread {
+            None => Some(left),
+            Some(unread) => {
+                let text = unread.to_string();
+                if matches!(unread, unread_partitions::Unread::Unassigned { .. })
+                    && logged.as_deref() != Some(text.as_str())
+                {
+                    info!("Not idle yet: {text}.");
+                    *logged = Some(text);
+                }
+                None
+            }
+        }
     }
 
     /// Stops every task (cooperatively, then by force after the graceful timeout, naming the

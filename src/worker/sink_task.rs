@@ -19,7 +19,7 @@ use connect_api::{
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use super::activity::{TaskActivity, Uncommitted};
+use super::activity::{SinkCoverage, TaskActivity, Uncommitted};
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::record_pipeline::{plain_sink_record, sink_record, StageTime};
@@ -106,8 +106,17 @@ impl SinkTaskRunner {
             self.activity.set_lag(self.consumer.lag());
             if polled.is_empty() {
                 if self.consumer.at_end() {
-                    // Idle since the poll began: it waited for records and none came.
+                    // Idle since the poll began: it waited for records and none came. Whether
+                    // the connector's tasks together read every partition is for the worker
+                    // to tell (`unread_partitions`).
                     self.activity.idle_since(poll_started);
+                    self.activity.set_sink_coverage(SinkCoverage {
+                        assigned: self.consumer.assignment(),
+                        subscribed: self.consumer.subscribed_partitions(),
+                    });
+                } else {
+                    // Records are left to read (or the assignment is not known yet).
+                    self.activity.busy();
                 }
             } else {
                 // `inflow` below counts `sink-record-read-total`.
@@ -160,6 +169,8 @@ impl SinkTaskRunner {
     /// A rebalance takes partitions away: everything consumed from them was put already, so
     /// flush and commit, close them, and let the rebalance go on.
     async fn drain(&mut self, st: &mut SinkState, revocation: Revocation) -> Result<(), TaskError> {
+        // A rebalance is work in progress: not idle until the new assignment is read.
+        self.activity.busy();
         let result = self.commit(st).await;
         if let Err(e) = self.task.close(&revocation.partitions).await {
             warn!(error = %e, "Sink task close failed.");
@@ -221,6 +232,7 @@ impl SinkTaskRunner {
             .filter(|tp| !st.open.contains(tp))
             .collect();
         if !new.is_empty() {
+            self.activity.busy();
             if st.positioned {
                 let positions = self.consumer.committed_positions(&new).await?;
                 debug!(

@@ -297,6 +297,49 @@ impl Broker {
         }
     }
 
+    /// A member of consumer group `group` subscribed to `topic`, as another process would be:
+    /// it polls on a thread of its own (committing nothing) until dropped, then leaves the
+    /// group. Returns once the group gave it its assignment. Its member id starts with
+    /// `client_id`, so a name that sorts before `connector-consumer-` gets the first partitions
+    /// from the range assignor.
+    pub fn group_member(&self, group: &str, topic: &str, client_id: &str) -> GroupMember {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        use rdkafka::ClientConfig;
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", self.bootstrap())
+            .set("group.id", group)
+            .set("client.id", client_id)
+            .set("enable.auto.commit", "false")
+            .set("session.timeout.ms", "6000")
+            .create()
+            .unwrap_or_else(|e| panic!("a consumer for {}: {e}", self.bootstrap()));
+        consumer.subscribe(&[topic]).expect("subscribe");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (assigned_tx, assigned_rx) = std::sync::mpsc::channel();
+        let thread = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut told = false;
+                while !stop.load(Ordering::Acquire) {
+                    let _ = consumer.poll(Duration::from_millis(100));
+                    let assigned = consumer.assignment().map(|a| a.count()).unwrap_or(0);
+                    if !told && assigned > 0 {
+                        told = assigned_tx.send(assigned).is_ok();
+                    }
+                }
+                consumer.unsubscribe();
+                drop(consumer);
+            })
+        };
+        assigned_rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{client_id} got no partition of {topic} in {group}"));
+        GroupMember {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
     /// A name no other test, process or run uses: `PREFIX-PID-NANOS-N` (topic and group safe).
     pub fn unique(prefix: &str) -> String {
         static N: AtomicU64 = AtomicU64::new(0);
@@ -385,5 +428,21 @@ fn run_tool(class: &str, args: &[&str], input: &[u8], timeout: Duration) -> Outp
         status,
         stdout: out_reader.join().unwrap_or_default(),
         stderr: err_reader.join().unwrap_or_default(),
+    }
+}
+
+/// A member of a consumer group held by the test (see [`Broker::group_member`]); leaves the
+/// group when dropped.
+pub struct GroupMember {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for GroupMember {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }

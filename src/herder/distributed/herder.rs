@@ -858,7 +858,14 @@ impl DistributedHerder {
                     let _ = reply.send(());
                 }
                 Request::IdleLeft(d, reply) => {
-                    let left = self.core.worker.all_idle_left(d);
+                    // A sink connector's partitions are all read here only when all its
+                    // tasks are assigned to this worker.
+                    let desired = self.desired_tasks();
+                    let whole = |c: &str| {
+                        let here = desired.keys().filter(|(name, _)| name == c).count();
+                        u32::try_from(here).is_ok_and(|n| n == self.state.task_count(c))
+                    };
+                    let left = self.core.worker.all_idle_left(d, &whole);
                     let _ = reply.send(left.filter(|_| self.settled()));
                 }
                 Request::Shutdown(reply) => {

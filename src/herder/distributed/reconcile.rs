@@ -30,7 +30,7 @@ impl DistributedHerder {
     }
 
     /// Tasks assigned here that should run, with their configuration.
-    fn desired_tasks(&self) -> BTreeMap<(String, u32), ConfigProps> {
+    pub(super) fn desired_tasks(&self) -> BTreeMap<(String, u32), ConfigProps> {
         let mut desired = BTreeMap::new();
         for task in &self.assignment.tasks {
             let c = &task.connector;

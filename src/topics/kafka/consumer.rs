@@ -22,8 +22,8 @@ use tracing::{debug, info, warn};
 use super::client_config;
 use super::refusal::RefusalWatch;
 use crate::topics::{
-    ClientSpec, ConsumedRecord, PartitionOffsets, Revocation, SinkPositions, Subscription,
-    TopicConsumer, TopicError, TopicPartition,
+    ClientSpec, ConsumedRecord, PartitionOffsets, Revocation, SinkPositions, SubscribedPartitions,
+    Subscription, TopicConsumer, TopicError, TopicPartition,
 };
 
 /// Longest wait of one librdkafka poll on the polling thread.
@@ -43,6 +43,8 @@ const TOPIC_WATCH_FIRST: Duration = Duration::from_millis(50);
 const TOPIC_WATCH_MAX: Duration = Duration::from_secs(5);
 /// How long one look (a metadata request) may take.
 const TOPIC_WATCH_TIMEOUT: Duration = Duration::from_secs(2);
+/// Shortest interval between two lookups of the subscribed topics' partitions.
+const PARTITION_LOOK_MIN: Duration = Duration::from_millis(200);
 
 enum Event {
     Records(Vec<ConsumedRecord>),
@@ -59,6 +61,10 @@ struct Shared {
     /// Per partition, from librdkafka's statistics: (next offset the task gets, or the
     /// committed offset before it got any; the partition's high watermark).
     progress: Mutex<std::collections::HashMap<TopicPartition, (i64, i64)>>,
+    /// Every partition of the subscribed topics, as last looked up by the polling thread.
+    partitions: Mutex<Option<SubscribedPartitions>>,
+    /// Whether the task asked for a fresh lookup of `partitions`.
+    want_partitions: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -245,6 +251,8 @@ impl KafkaConsumer {
             assigned_once: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
             progress: Mutex::new(std::collections::HashMap::new()),
+            partitions: Mutex::new(None),
+            want_partitions: AtomicBool::new(false),
         });
         let watch = RefusalWatch::for_config(&config);
         let consumer: BaseConsumer<SinkContext> = client_config::create(
@@ -264,11 +272,16 @@ impl KafkaConsumer {
         })
     }
 
-    fn start_polling(&mut self, watched: Vec<String>) {
+    fn start_polling(&mut self, watched: Vec<String>, subscription: Subscription) {
         let consumer = self.consumer.clone();
         let shared = self.shared.clone();
         self.thread = Some(std::thread::spawn(move || {
-            poll_loop(&consumer, &shared, TopicWatch::new(watched));
+            poll_loop(
+                &consumer,
+                &shared,
+                TopicWatch::new(watched),
+                PartitionLook::new(subscription),
+            );
         }));
     }
 }
@@ -339,10 +352,84 @@ impl TopicWatch {
     }
 }
 
-fn poll_loop(consumer: &BaseConsumer<SinkContext>, shared: &Shared, mut watch: TopicWatch) {
+/// Looks up every partition of the subscribed topics when the task asks for it (see
+/// [`TopicConsumer::subscribed_partitions`]): a group may give partitions to members outside
+/// this worker, and only the partition list tells that some are not read here.
+struct PartitionLook {
+    subscription: Subscription,
+    last: Option<Instant>,
+}
+
+impl PartitionLook {
+    fn new(subscription: Subscription) -> Self {
+        Self {
+            subscription,
+            last: None,
+        }
+    }
+
+    fn look(&mut self, consumer: &BaseConsumer<SinkContext>, shared: &Shared) {
+        if !shared.want_partitions.load(Ordering::Acquire)
+            || self.last.is_some_and(|t| t.elapsed() < PARTITION_LOOK_MIN)
+        {
+            return;
+        }
+        shared.want_partitions.store(false, Ordering::Release);
+        let started = Instant::now();
+        self.last = Some(started);
+        match self.partitions(consumer) {
+            Ok(partitions) => {
+                *lock(&shared.partitions) = Some(SubscribedPartitions {
+                    partitions,
+                    looked_up: started,
+                });
+            }
+            Err(e) => debug!(error = %e, "Could not look up the subscribed topics' partitions."),
+        }
+    }
+
+    fn partitions(
+        &self,
+        consumer: &BaseConsumer<SinkContext>,
+    ) -> Result<Vec<TopicPartition>, rdkafka::error::KafkaError> {
+        let mut found = Vec::new();
+        let mut add = |md: &rdkafka::metadata::Metadata, wanted: &dyn Fn(&str) -> bool| {
+            for t in md.topics() {
+                if t.error().is_none() && wanted(t.name()) {
+                    found.extend(t.partitions().iter().map(|p| TopicPartition {
+                        topic: t.name().to_owned(),
+                        partition: p.id(),
+                    }));
+                }
+            }
+        };
+        match &self.subscription {
+            Subscription::Topics(topics) => {
+                for topic in topics {
+                    let md = consumer.fetch_metadata(Some(topic), TOPIC_WATCH_TIMEOUT)?;
+                    add(&md, &|name| name == topic);
+                }
+            }
+            // Kafka's pattern subscriptions leave internal topics out (exclude.internal.topics).
+            Subscription::Pattern(p) => {
+                let md = consumer.fetch_metadata(None, TOPIC_WATCH_TIMEOUT)?;
+                add(&md, &|name| !name.starts_with("__") && p.matches(name));
+            }
+        }
+        Ok(found)
+    }
+}
+
+fn poll_loop(
+    consumer: &BaseConsumer<SinkContext>,
+    shared: &Shared,
+    mut watch: TopicWatch,
+    mut look: PartitionLook,
+) {
     let mut first_pending: Option<Instant> = None;
     while !shared.stopping.load(Ordering::Acquire) {
         watch.look(consumer);
+        look.look(consumer, shared);
         match consumer.poll(POLL_SLICE) {
             Some(Ok(m)) => {
                 let full = {
@@ -399,7 +486,7 @@ impl TopicConsumer for KafkaConsumer {
         })
         .await?;
         if self.thread.is_none() {
-            self.start_polling(watched);
+            self.start_polling(watched, subscription);
         }
         Ok(())
     }
@@ -527,6 +614,12 @@ impl TopicConsumer for KafkaConsumer {
                 // Nothing consumed and nothing committed: at the end only if empty.
                 .is_some_and(|&(at, high)| if at < 0 { high == 0 } else { at >= high })
         })
+    }
+
+    fn subscribed_partitions(&self) -> Option<SubscribedPartitions> {
+        // The polling thread looks them up again (at most every PARTITION_LOOK_MIN).
+        self.shared.want_partitions.store(true, Ordering::Release);
+        lock(&self.shared.partitions).clone()
     }
 
     fn lag(&self) -> Option<u64> {

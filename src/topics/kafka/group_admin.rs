@@ -39,11 +39,12 @@ fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ 
     move |e| TopicError::Other(format!("Could not {what}: {e}"))
 }
 
-/// The cluster id of the Kafka cluster of `admin`, as Kafka Connect reads it at start-up.
+/// The cluster id of the Kafka cluster of `admin`, as Kafka Connect reads it at start-up,
+/// waiting up to `timeout` for a broker to answer.
 ///
 /// # Errors
 /// When Kafka cannot be reached in time.
-pub fn cluster_id(admin: &ConfigMap) -> Result<String, TopicError> {
+pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicError> {
     let client = group_client(admin, "connect-rs-cluster-id")?;
     let bootstrap = admin.get("bootstrap.servers").map_or("", String::as_str);
     // librdkafka's wait for the id (rd_kafka_clusterid) sends no request: it waits for
@@ -54,11 +55,11 @@ pub fn cluster_id(admin: &ConfigMap) -> Result<String, TopicError> {
     let started = std::time::Instant::now();
     client
         .client()
-        .fetch_metadata(Some(CLUSTER_ID_TOPIC), TIMEOUT)
+        .fetch_metadata(Some(CLUSTER_ID_TOPIC), timeout)
         .map_err(|e| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}: {e}")))?;
     client
         .client()
-        .fetch_cluster_id(TIMEOUT.saturating_sub(started.elapsed()))
+        .fetch_cluster_id(timeout.saturating_sub(started.elapsed()).max(TIMEOUT))
         .ok_or_else(|| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}")))
 }
 

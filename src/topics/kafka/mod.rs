@@ -91,12 +91,13 @@ impl KafkaBackend {
         &self.bootstrap_servers
     }
 
-    /// The cluster's id from the broker's metadata (blocking I/O).
+    /// The cluster's id from the broker's metadata, waiting up to `timeout` for a broker to
+    /// answer (blocking I/O).
     ///
     /// # Errors
-    /// When Kafka cannot be reached.
-    pub fn cluster_id(&self) -> Result<String, TopicError> {
-        group_admin::cluster_id(&self.admin_props)
+    /// When Kafka cannot be reached in time.
+    pub fn cluster_id(&self, timeout: std::time::Duration) -> Result<String, TopicError> {
+        group_admin::cluster_id(&self.admin_props, timeout)
     }
 }
 

@@ -12,8 +12,8 @@ use super::log::Log;
 use super::partition::Partition;
 use super::reader::Cursor;
 use crate::topics::{
-    ConsumedRecord, PartitionOffsets, SinkPositions, Subscription, TopicConsumer, TopicError,
-    TopicPartition, TopicPattern,
+    ConsumedRecord, PartitionOffsets, SinkPositions, SubscribedPartitions, Subscription,
+    TopicConsumer, TopicError, TopicPartition, TopicPattern,
 };
 
 /// What the consumer subscribed to.
@@ -39,6 +39,8 @@ pub struct LocalConsumer {
     members: usize,
     subscribed: Option<Subscribed>,
     assigned: Vec<Assigned>,
+    /// Every partition of the subscribed topics at the last assignment.
+    all: Vec<TopicPartition>,
     /// The log's topic generation the assignment was computed at.
     generation: u64,
     changes: watch::Receiver<u64>,
@@ -58,6 +60,7 @@ impl LocalConsumer {
             members: members.max(1),
             subscribed: None,
             assigned: Vec::new(),
+            all: Vec::new(),
             generation: 0,
             changes,
             first: 0,
@@ -101,15 +104,17 @@ impl LocalConsumer {
         topics.dedup_by(|a, b| a.name == b.name);
         let committed = self.log.committed(&self.group)?;
         let mut previous = std::mem::take(&mut self.assigned);
+        self.all.clear();
         let all = topics.iter().flat_map(|t| t.partitions.iter());
         for (k, partition) in all.enumerate() {
-            if k % self.members != self.member {
-                continue;
-            }
             let tp = TopicPartition {
                 topic: partition.topic.clone(),
                 partition: partition.partition,
             };
+            self.all.push(tp.clone());
+            if k % self.members != self.member {
+                continue;
+            }
             if let Some(i) = previous.iter().position(|a| a.tp == tp) {
                 self.assigned.push(previous.swap_remove(i));
                 continue;
@@ -267,6 +272,14 @@ impl TopicConsumer for LocalConsumer {
         self.assigned
             .iter()
             .all(|a| a.cursor.next_offset() >= a.partition.end())
+    }
+
+    fn subscribed_partitions(&self) -> Option<SubscribedPartitions> {
+        // The assignment follows the log's topics at every poll: always current.
+        self.subscribed.as_ref().map(|_| SubscribedPartitions {
+            partitions: self.all.clone(),
+            looked_up: std::time::Instant::now(),
+        })
     }
 
     fn lag(&self) -> Option<u64> {
