@@ -73,7 +73,10 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         .copied()
         .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
-    let cluster_id = topics.kafka_cluster_id().await;
+    let cluster_id = topics
+        .kafka_cluster_id(super::standalone::kafka_startup_timeout(&worker_config))
+        .await
+        .map_err(startup)?;
     let backend: &dyn InternalTopicBackend = match &topics {
         Topics::Local(log) => log.as_ref(),
         Topics::Kafka(kafka) => kafka.as_ref(),

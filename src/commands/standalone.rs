@@ -64,7 +64,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
     // Only `GET /` needs the cluster id: the connectors start while it is looked up.
-    let cluster_id = topics.look_up_kafka_cluster_id();
+    let cluster_id = topics.look_up_kafka_cluster_id(kafka_startup_timeout(&worker_config));
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
     let offsets = journaled_offsets(&topics, Arc::new(offsets))
@@ -92,7 +92,17 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         topics.close().await;
         return Err(startup(e.into()));
     }
-    let cluster_id = cluster_id.await.unwrap_or(None);
+    let cluster_id = match cluster_id
+        .await
+        .context("The Kafka cluster id lookup stopped")
+    {
+        Ok(Ok(id)) => id,
+        Ok(Err(e)) | Err(e) => {
+            herder.stop().await;
+            topics.close().await;
+            return Err(startup(e));
+        }
+    };
     let (handle, herder_task) = herder.spawn();
     let watching = watch
         .zip(reconciler)
@@ -228,6 +238,18 @@ pub(crate) async fn serve_until_stopped(
     Ok(())
 }
 
+/// How long a worker waits at start-up for Kafka to answer: the worker file's
+/// `default.api.timeout.ms` (Kafka Connect reads the cluster id with an admin client on the
+/// worker's settings, whose default is 60 s).
+pub(crate) fn kafka_startup_timeout(worker: &WorkerConfig) -> std::time::Duration {
+    let ms = worker
+        .originals()
+        .get("default.api.timeout.ms")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(60_000);
+    std::time::Duration::from_millis(ms)
+}
+
 /// `host:port` for status reports: `rest.advertised.host.name`/`port`, else the bound address.
 pub(crate) fn advertised_worker_id(worker: &WorkerConfig, bound: std::net::SocketAddr) -> String {
     let host = worker
@@ -255,27 +277,42 @@ impl Topics {
     }
 
     /// The Kafka cluster's id (as Kafka Connect reports it in `GET /`); `None` on the
-    /// embedded log, or with a warning when the cluster cannot be asked.
-    pub(crate) async fn kafka_cluster_id(&self) -> Option<String> {
-        self.look_up_kafka_cluster_id().await.unwrap_or(None)
+    /// embedded log.
+    ///
+    /// # Errors
+    /// "Kafka unreachable" when no broker answered within `timeout`.
+    pub(crate) async fn kafka_cluster_id(
+        &self,
+        timeout: std::time::Duration,
+    ) -> anyhow::Result<Option<String>> {
+        self.look_up_kafka_cluster_id(timeout)
+            .await
+            .context("The Kafka cluster id lookup stopped")?
     }
 
-    /// Starts looking up the Kafka cluster id in the background (`None` on the embedded log, or
-    /// when it cannot be read, with a warning), so that connectors start meanwhile.
-    pub(crate) fn look_up_kafka_cluster_id(&self) -> tokio::task::JoinHandle<Option<String>> {
+    /// Starts looking up the Kafka cluster id in the background (`None` on the embedded log),
+    /// so that connectors start meanwhile. As Kafka Connect's worker, which reads the id at
+    /// start-up and stops when it cannot: a worker whose Kafka never answers fails after
+    /// `timeout` instead of retrying forever.
+    pub(crate) fn look_up_kafka_cluster_id(
+        &self,
+        timeout: std::time::Duration,
+    ) -> tokio::task::JoinHandle<anyhow::Result<Option<String>>> {
         let kafka = match self {
             Self::Kafka(kafka) => kafka.clone(),
-            Self::Local(_) => return tokio::spawn(async { None }),
+            Self::Local(_) => return tokio::spawn(async { Ok(None) }),
         };
-        tokio::task::spawn_blocking(move || match kafka.cluster_id() {
+        tokio::task::spawn_blocking(move || match kafka.cluster_id(timeout) {
             Ok(id) => {
                 info!(kafka.cluster.id = %id, "Kafka cluster found.");
-                Some(id)
+                Ok(Some(id))
             }
-            Err(e) => {
-                warn!(error = %e, "Could not read the Kafka cluster id.");
-                None
-            }
+            Err(e) => Err(anyhow!(
+                "Kafka unreachable: no broker of bootstrap.servers={} answered within {} \
+                 (the worker's default.api.timeout.ms; 60 s by default): {e}",
+                kafka.bootstrap_servers(),
+                humantime::format_duration(timeout)
+            )),
         })
     }
 

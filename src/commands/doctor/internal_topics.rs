@@ -83,7 +83,7 @@ async fn compaction(worker: &WorkerFile, config: &WorkerConfig, servers: &str) -
     };
     let probe = {
         let backend = backend.clone();
-        tokio::task::spawn_blocking(move || backend.cluster_id())
+        tokio::task::spawn_blocking(move || backend.cluster_id(std::time::Duration::from_secs(10)))
     };
     match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
         Ok(Ok(Ok(_))) => {}
