@@ -25,6 +25,22 @@ fn check(r: &Response, status: u16, body: &Value) {
     assert_eq!(&r.json(), body);
 }
 
+/// Every task state of a status body has only the fields of Kafka Connect's `TaskState`.
+#[track_caller]
+fn assert_kafka_task_states(status: &Value) {
+    let tasks = status["tasks"].as_array().expect("tasks");
+    assert!(!tasks.is_empty(), "{status}");
+    for task in tasks {
+        let fields = task.as_object().expect("a task state");
+        assert!(
+            fields
+                .keys()
+                .all(|k| ["id", "state", "worker_id", "trace", "version"].contains(&k.as_str())),
+            "a field Kafka Connect's TaskState does not have: {task}"
+        );
+    }
+}
+
 /// Waits until the connector and all its tasks are RUNNING; returns the status body.
 fn wait_running(c: &Client, name: &str) -> Value {
     let mut last = Value::Null;
@@ -120,20 +136,32 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         json!({
             "name": "file-source",
             "connector": {"state": "RUNNING", "worker_id": worker_id, "version": version},
-            "tasks": [{
-                "id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version,
-                // connect-rs's extension: the task's error counters, all zero on a healthy task.
-                "errors": {
-                    "total-record-failures": 0, "total-record-errors": 0,
-                    "total-records-skipped": 0, "total-retries": 0, "total-errors-logged": 0,
-                    "deadletterqueue-produce-requests": 0, "deadletterqueue-produce-failures": 0,
-                    "last-error-timestamp": 0,
-                },
-            }],
+            // Exactly Kafka Connect's TaskState: no field a strict client does not know.
+            "tasks": [{"id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version}],
             "type": "source",
         })
     );
     check(&c.get("/connectors/file-source/status"), 200, &status);
+    // connect-rs's extension, on request only: the task's error counters, all zero on a
+    // healthy task.
+    let counters = json!({
+        "total-record-failures": 0, "total-record-errors": 0,
+        "total-records-skipped": 0, "total-retries": 0, "total-errors-logged": 0,
+        "deadletterqueue-produce-requests": 0, "deadletterqueue-produce-failures": 0,
+        "last-error-timestamp": 0,
+    });
+    let mut with_counters = status.clone();
+    with_counters["tasks"][0]["errors"] = counters.clone();
+    check(
+        &c.get("/connectors/file-source/status?errorCounters=true"),
+        200,
+        &with_counters,
+    );
+    check(
+        &c.get("/connectors/file-source/status?errorCounters=false"),
+        200,
+        &status,
+    );
     let r = c.get("/connectors/file-source/tasks");
     assert_eq!(r.status, 200, "{}", r.body);
     let tasks = r.json();
@@ -160,6 +188,11 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         &c.get("/connectors/file-source/tasks/0/status"),
         200,
         &status["tasks"][0],
+    );
+    check(
+        &c.get("/connectors/file-source/tasks/0/status?errorCounters=TRUE"),
+        200,
+        &with_counters["tasks"][0],
     );
     check(
         &c.get("/connectors/file-source/tasks/1/status"),
@@ -312,7 +345,13 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         assert_eq!(entry["status"]["name"], name);
         assert_eq!(entry["status"]["connector"]["state"], "RUNNING");
         assert_eq!(entry["status"]["connector"]["version"], version);
+        assert_kafka_task_states(&entry["status"]);
     }
+    let r = c.get("/connectors?expand=status&errorCounters=true");
+    assert_eq!(
+        r.json()["file-source"]["status"]["tasks"][0]["errors"],
+        counters
+    );
     assert_eq!(expanded["file-sink-2"]["info"], sink2_info);
     let r = c.get("/connectors?expand=info");
     assert_eq!(r.status, 200, "{}", r.body);
@@ -517,6 +556,15 @@ fn pause_resume_restart_and_stop_over_rest() {
     let body = restarted.json();
     assert_eq!(body["connector"]["state"], "RESTARTING", "{body}");
     assert_eq!(body["tasks"][0]["state"], "RESTARTING", "{body}");
+    assert_kafka_task_states(&body);
+    let restarted = c.send(
+        "POST",
+        "/connectors/src/restart?includeTasks=true&errorCounters=true",
+        None,
+    );
+    assert_eq!(restarted.status, 202, "{}", restarted.body);
+    let body = restarted.json();
+    assert!(body["tasks"][0]["errors"].is_object(), "{body}");
     assert_eq!(
         c.send("POST", "/connectors/src/tasks/0/restart", None)
             .status,
