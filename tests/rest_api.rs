@@ -823,6 +823,21 @@ fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
         c.get("/connectors/nope/topics").json(),
         json!({"nope": {"topics": []}})
     );
+    // A sink records a topic once a record of it is converted, before its transforms and
+    // `put` (Kafka Connect's `WorkerSinkTask`): one whose transform fails used the topic too.
+    let failing = json!({
+        "connector.class": "FileStreamSink", "file": w.path("failing.txt"), "topics": "tracked",
+        "transforms": "int", "transforms.int.type": "org.apache.kafka.connect.transforms.Cast$Value",
+        "transforms.int.spec": "int32",
+    });
+    create(&c, "failing", &failing);
+    wait_for("the failing sink's task FAILED", STARTUP, || {
+        c.get("/connectors/failing/status").json()["tasks"][0]["state"] == "FAILED"
+    });
+    assert_eq!(
+        c.get("/connectors/failing/topics").json(),
+        json!({"failing": {"topics": ["tracked"]}})
+    );
     assert_eq!(
         c.send("PUT", "/connectors/src/topics/reset", None).status,
         202
@@ -841,6 +856,18 @@ fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
     assert_eq!(
         disabled.json(),
         json!({"error_code": 403, "message": "Topic tracking is disabled."})
+    );
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+
+    let w = Workdir::new();
+    let worker = w.worker("topic.tracking.allow.reset=false");
+    let mut run = start(&w, &[&worker]);
+    assert_eq!(run.client.get("/connectors/src/topics").status, 200);
+    let refused = run.client.send("PUT", "/connectors/src/topics/reset", None);
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.json(),
+        json!({"error_code": 403, "message": "Topic tracking reset is disabled."})
     );
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
 }
