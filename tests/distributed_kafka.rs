@@ -368,6 +368,15 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
         cluster.converged_status(c, Duration::from_secs(10), |s| {
             s["connector"]["state"] == "RUNNING"
         });
+        // Every worker lists the topic (KIP-558), also one that runs none of the tasks that
+        // used it: the status topic carries it.
+        let topics = json!({ c: {"topics": [topic]} });
+        wait_same_everywhere(
+            &mut cluster,
+            &format!("/connectors/{c}/topics"),
+            &topics,
+            CONVERGE,
+        );
     }
     cluster
 }
@@ -377,7 +386,8 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
 // ---------------------------------------------------------------------------------------------
 
 /// 1. Three workers spread a source (1 task) and a sink (6 tasks over a 6-partition topic)
-///    3 × 2 (±1), and `/connectors/{c}/status` is the same on every worker.
+///    3 × 2 (±1), and `/connectors/{c}/status` and `/connectors/{c}/topics` are the same on
+///    every worker.
 #[test]
 fn three_workers_spread_the_tasks_and_agree_on_the_status() {
     let broker = broker();
