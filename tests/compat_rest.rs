@@ -533,6 +533,8 @@ fn check_scenario(h: &Harness) {
         ("config-put-create", 201),
         ("config-patch", 200),
         ("topics-source", 200),
+        ("create-failing-sink", 201),
+        ("topics-failing-sink", 200),
         ("pause", 202),
         ("offsets-patch-running", 400),
         ("stop-source", 204),
@@ -819,6 +821,44 @@ fn script(h: &mut Harness) {
         "topics-after-reset",
         "GET",
         "/connectors/source{sfx}/topics",
+        None,
+    );
+    // A sink records its topic once a record is converted, before its transforms: one whose
+    // transform fails on every record used the topic all the same.
+    h.step(
+        "create-failing-sink",
+        "POST",
+        "/connectors",
+        Some(json!({"name": "failing{sfx}", "config": {
+            "connector.class": "FileStreamSink",
+            "tasks.max": "1",
+            "file": "{dir}/failing.txt",
+            "topics": "t{sfx}",
+            "transforms": "int",
+            "transforms.int.type": "org.apache.kafka.connect.transforms.Cast$Value",
+            "transforms.int.spec": "int32",
+        }})),
+    );
+    h.settle(
+        "the failing sink's task FAILED",
+        "/connectors/failing{sfx}/status",
+        |s| s["tasks"][0]["state"] == "FAILED",
+    );
+    let [kafka, _] = h.step(
+        "topics-failing-sink",
+        "GET",
+        "/connectors/failing{sfx}/topics",
+        None,
+    );
+    assert_eq!(
+        kafka,
+        json!({"failing{sfx}": {"topics": ["t{sfx}"]}}),
+        "the scenario is broken: Kafka Connect's failing sink lists no topic"
+    );
+    h.step(
+        "delete-failing-sink",
+        "DELETE",
+        "/connectors/failing{sfx}",
         None,
     );
 

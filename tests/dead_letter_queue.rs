@@ -166,7 +166,7 @@ fn sink_tolerates_dead_letters_and_replays(env: &Env) {
     });
     let status = running
         .client
-        .get(&format!("/connectors/{name}/status"))
+        .get(&format!("/connectors/{name}/status?errorCounters=true"))
         .json();
     let errors = &status["tasks"][0]["errors"];
     assert_eq!(errors["total-records-skipped"], 137, "{status}");
@@ -175,7 +175,9 @@ fn sink_tolerates_dead_letters_and_replays(env: &Env) {
     assert_eq!(errors["deadletterqueue-produce-failures"], 0, "{status}");
     let task = running
         .client
-        .get(&format!("/connectors/{name}/tasks/0/status"))
+        .get(&format!(
+            "/connectors/{name}/tasks/0/status?errorCounters=true"
+        ))
         .json();
     assert_eq!(task["errors"]["total-records-skipped"], 137, "{task}");
     terminate(&mut running.child, std::time::Duration::from_secs(30));

@@ -158,3 +158,122 @@ fn a_distributed_worker_on_kafka_with_an_unusable_security_setting_is_refused_na
     assert!(err.contains("sasl.mechanism"), "{err}");
     assert!(err.contains("GSSAPI"), "{err}");
 }
+
+/// The values of the records of `key` in `topic_lines` output, in order (`null` for a
+/// tombstone).
+fn values_of<'a>(lines: &'a str, key: &str) -> Vec<&'a str> {
+    lines
+        .lines()
+        .filter_map(|l| {
+            let mut fields = l.splitn(5, '\t');
+            let k = fields.nth(3)?;
+            (k == key).then(|| fields.next().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// Now, in epoch milliseconds.
+fn now_ms() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970");
+    i64::try_from(since.as_millis()).expect("a time in range")
+}
+
+/// The `discoverTimestamp` of a topic-status value, after checking the value's bytes are
+/// Kafka Connect's (`KafkaStatusBackingStore.serializeTopicStatus` through the internal
+/// JsonConverter) for `topic`, `connector` and task 0.
+#[track_caller]
+fn topic_status_timestamp(value: &str, topic: &str, connector: &str) -> i64 {
+    let prefix = format!(
+        r#"{{"topic":{{"name":"{topic}","connector":"{connector}","task":0,"discoverTimestamp":"#
+    );
+    let ts = value
+        .strip_prefix(&prefix)
+        .and_then(|v| v.strip_suffix("}}"))
+        .unwrap_or_else(|| panic!("not Kafka Connect's topic status value: {value}"));
+    ts.parse()
+        .unwrap_or_else(|_| panic!("discoverTimestamp is not a number: {value}"))
+}
+
+/// KIP-558 topic tracking in distributed mode: the topics the tasks used are written to the
+/// status topic as Kafka Connect writes them (so Java workers and tools see them), a restarted
+/// worker reads them back, and a reset or the deletion of the connector writes their
+/// tombstones.
+#[test]
+fn active_topics_live_in_the_status_topic() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", "one\ntwo\n");
+    let output = w.path("out.txt");
+    let worker = w.worker(DISTRIBUTED);
+    let src = w.source("src", &input, "lines");
+    let dst = w.sink("dst", &output, "lines");
+    let started = now_ms();
+    let running = start_args(
+        &w,
+        &args(&["standalone", "--distributed"], &[&worker, &src, &dst]),
+    );
+    wait_for("2 lines copied", Duration::from_secs(60), || {
+        line_count(&output) == 2
+    });
+    let c = &running.client;
+    for name in ["src", "dst"] {
+        assert_eq!(
+            c.get(&format!("/connectors/{name}/topics")).json(),
+            json!({ name: {"topics": ["lines"]} })
+        );
+        // Stopped, the connectors run no task: what /topics answers next comes from the
+        // status topic alone.
+        let r = c.put(&format!("/connectors/{name}/stop"), &json!({}));
+        assert_eq!(r.status, 204, "{}", r.body);
+    }
+    stop(running);
+    let ended = now_ms();
+    let status = topic_lines(&w, &worker, "connect-status");
+    for name in ["src", "dst"] {
+        let values = values_of(&status, &format!("status-topic-lines:connector-{name}"));
+        assert_eq!(
+            values.len(),
+            1,
+            "one record per connector and topic:\n{status}"
+        );
+        let ts = topic_status_timestamp(values[0], "lines", name);
+        assert!(
+            (started..=ended).contains(&ts),
+            "{ts} not in {started}..={ended}"
+        );
+    }
+
+    // Read back by a restarted worker; a reset writes a tombstone, and so does the deletion
+    // of a connector.
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    let c = &running.client;
+    for name in ["src", "dst"] {
+        assert_eq!(
+            c.get(&format!("/connectors/{name}/topics")).json(),
+            json!({ name: {"topics": ["lines"]} })
+        );
+    }
+    let r = c.send("PUT", "/connectors/src/topics/reset", None);
+    assert_eq!((r.status, r.body.as_str()), (202, ""));
+    assert_eq!(
+        c.get("/connectors/src/topics").json(),
+        json!({"src": {"topics": []}})
+    );
+    assert_eq!(
+        c.get("/connectors/dst/topics").json(),
+        json!({"dst": {"topics": ["lines"]}})
+    );
+    let r = c.delete("/connectors/dst");
+    assert_eq!(r.status, 204, "{}", r.body);
+    wait_for("dst's topics gone", Duration::from_secs(30), || {
+        c.get("/connectors/dst/topics").json() == json!({"dst": {"topics": []}})
+    });
+    stop(running);
+    let status = topic_lines(&w, &worker, "connect-status");
+    for name in ["src", "dst"] {
+        let values = values_of(&status, &format!("status-topic-lines:connector-{name}"));
+        assert_eq!(values.len(), 2, "the record and its tombstone:\n{status}");
+        assert_eq!(values[1], "null", "{status}");
+    }
+}

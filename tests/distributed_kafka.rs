@@ -368,6 +368,15 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
         cluster.converged_status(c, Duration::from_secs(10), |s| {
             s["connector"]["state"] == "RUNNING"
         });
+        // Every worker lists the topic (KIP-558), also one that runs none of the tasks that
+        // used it: the status topic carries it.
+        let topics = json!({ c: {"topics": [topic]} });
+        wait_same_everywhere(
+            &mut cluster,
+            &format!("/connectors/{c}/topics"),
+            &topics,
+            CONVERGE,
+        );
     }
     cluster
 }
@@ -377,7 +386,8 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
 // ---------------------------------------------------------------------------------------------
 
 /// 1. Three workers spread a source (1 task) and a sink (6 tasks over a 6-partition topic)
-///    3 × 2 (±1), and `/connectors/{c}/status` is the same on every worker.
+///    3 × 2 (±1), and `/connectors/{c}/status` and `/connectors/{c}/topics` are the same on
+///    every worker.
 #[test]
 fn three_workers_spread_the_tasks_and_agree_on_the_status() {
     let broker = broker();
@@ -901,7 +911,8 @@ fn copy_then_hand_over(
 /// 6. Migration: an Apache Kafka Connect cluster (`ConnectDistributed`) runs a FileStream
 ///    source and sink; connect-rs workers on the same group and topics show the same connectors
 ///    and configs and continue from Java's offsets (none lost, none read again), reading the
-///    records Java's source wrote; then Kafka Connect takes over again from connect-rs's.
+///    records Java's source wrote; then Kafka Connect takes over again from connect-rs's. Each
+///    side reads the other's active-topic records (KIP-558) from the status topic.
 #[test]
 fn a_kafka_connect_cluster_migrates_to_connect_rs_and_back() {
     const STEP: usize = 5_000;
@@ -962,6 +973,14 @@ fn a_kafka_connect_cluster_migrates_to_connect_rs_and_back() {
         wait_same_everywhere(&mut rs, path, body, CONVERGE);
     }
     rs.converged_status("dst", CONVERGE, |s| all_in_state(s, "PAUSED", 2));
+    // The topic Kafka Connect's sink used (KIP-558) is read from the status topic: the paused
+    // sink has consumed nothing here. Reset, it is used again by connect-rs below.
+    let dst_topics = json!({"dst": {"topics": [topic]}});
+    wait_same_everywhere(&mut rs, "/connectors/dst/topics", &dst_topics, CONVERGE);
+    let r = put(&rs.workers[1], "/connectors/dst/topics/reset", &json!({}));
+    assert_eq!(r.status, 202, "{}", r.body);
+    let none = json!({"dst": {"topics": []}});
+    wait_same_everywhere(&mut rs, "/connectors/dst/topics", &none, CONVERGE);
     files.extend(outputs(&[&rs], "out.txt"));
     let rs_dirs = copy_then_hand_over(rs, &files, &input, 4 * STEP, STEP, "connect-rs");
 
@@ -973,6 +992,8 @@ fn a_kafka_connect_cluster_migrates_to_connect_rs_and_back() {
         wait_same_everywhere(&mut java, path, body, CONVERGE);
     }
     java.converged_status("dst", CONVERGE, |s| all_in_state(s, "PAUSED", 2));
+    // Its sink's own record was reset by connect-rs: the topic it shows is connect-rs's.
+    wait_same_everywhere(&mut java, "/connectors/dst/topics", &dst_topics, CONVERGE);
     files.extend(outputs(&[&java], "out.txt"));
     copy_then_hand_over(java, &files, &input, 6 * STEP, STEP, "Kafka Connect again");
     drop(rs_dirs);

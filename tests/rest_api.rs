@@ -25,6 +25,22 @@ fn check(r: &Response, status: u16, body: &Value) {
     assert_eq!(&r.json(), body);
 }
 
+/// Every task state of a status body has only the fields of Kafka Connect's `TaskState`.
+#[track_caller]
+fn assert_kafka_task_states(status: &Value) {
+    let tasks = status["tasks"].as_array().expect("tasks");
+    assert!(!tasks.is_empty(), "{status}");
+    for task in tasks {
+        let fields = task.as_object().expect("a task state");
+        assert!(
+            fields
+                .keys()
+                .all(|k| ["id", "state", "worker_id", "trace", "version"].contains(&k.as_str())),
+            "a field Kafka Connect's TaskState does not have: {task}"
+        );
+    }
+}
+
 /// Waits until the connector and all its tasks are RUNNING; returns the status body.
 fn wait_running(c: &Client, name: &str) -> Value {
     let mut last = Value::Null;
@@ -120,20 +136,32 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         json!({
             "name": "file-source",
             "connector": {"state": "RUNNING", "worker_id": worker_id, "version": version},
-            "tasks": [{
-                "id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version,
-                // connect-rs's extension: the task's error counters, all zero on a healthy task.
-                "errors": {
-                    "total-record-failures": 0, "total-record-errors": 0,
-                    "total-records-skipped": 0, "total-retries": 0, "total-errors-logged": 0,
-                    "deadletterqueue-produce-requests": 0, "deadletterqueue-produce-failures": 0,
-                    "last-error-timestamp": 0,
-                },
-            }],
+            // Exactly Kafka Connect's TaskState: no field a strict client does not know.
+            "tasks": [{"id": 0, "state": "RUNNING", "worker_id": worker_id, "version": version}],
             "type": "source",
         })
     );
     check(&c.get("/connectors/file-source/status"), 200, &status);
+    // connect-rs's extension, on request only: the task's error counters, all zero on a
+    // healthy task.
+    let counters = json!({
+        "total-record-failures": 0, "total-record-errors": 0,
+        "total-records-skipped": 0, "total-retries": 0, "total-errors-logged": 0,
+        "deadletterqueue-produce-requests": 0, "deadletterqueue-produce-failures": 0,
+        "last-error-timestamp": 0,
+    });
+    let mut with_counters = status.clone();
+    with_counters["tasks"][0]["errors"] = counters.clone();
+    check(
+        &c.get("/connectors/file-source/status?errorCounters=true"),
+        200,
+        &with_counters,
+    );
+    check(
+        &c.get("/connectors/file-source/status?errorCounters=false"),
+        200,
+        &status,
+    );
     let r = c.get("/connectors/file-source/tasks");
     assert_eq!(r.status, 200, "{}", r.body);
     let tasks = r.json();
@@ -160,6 +188,11 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         &c.get("/connectors/file-source/tasks/0/status"),
         200,
         &status["tasks"][0],
+    );
+    check(
+        &c.get("/connectors/file-source/tasks/0/status?errorCounters=TRUE"),
+        200,
+        &with_counters["tasks"][0],
     );
     check(
         &c.get("/connectors/file-source/tasks/1/status"),
@@ -312,7 +345,13 @@ fn the_rest_api_serves_kafka_connect_paths_codes_and_bodies() {
         assert_eq!(entry["status"]["name"], name);
         assert_eq!(entry["status"]["connector"]["state"], "RUNNING");
         assert_eq!(entry["status"]["connector"]["version"], version);
+        assert_kafka_task_states(&entry["status"]);
     }
+    let r = c.get("/connectors?expand=status&errorCounters=true");
+    assert_eq!(
+        r.json()["file-source"]["status"]["tasks"][0]["errors"],
+        counters
+    );
     assert_eq!(expanded["file-sink-2"]["info"], sink2_info);
     let r = c.get("/connectors?expand=info");
     assert_eq!(r.status, 200, "{}", r.body);
@@ -517,6 +556,15 @@ fn pause_resume_restart_and_stop_over_rest() {
     let body = restarted.json();
     assert_eq!(body["connector"]["state"], "RESTARTING", "{body}");
     assert_eq!(body["tasks"][0]["state"], "RESTARTING", "{body}");
+    assert_kafka_task_states(&body);
+    let restarted = c.send(
+        "POST",
+        "/connectors/src/restart?includeTasks=true&errorCounters=true",
+        None,
+    );
+    assert_eq!(restarted.status, 202, "{}", restarted.body);
+    let body = restarted.json();
+    assert!(body["tasks"][0]["errors"].is_object(), "{body}");
     assert_eq!(
         c.send("POST", "/connectors/src/tasks/0/restart", None)
             .status,
@@ -775,6 +823,21 @@ fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
         c.get("/connectors/nope/topics").json(),
         json!({"nope": {"topics": []}})
     );
+    // A sink records a topic once a record of it is converted, before its transforms and
+    // `put` (Kafka Connect's `WorkerSinkTask`): one whose transform fails used the topic too.
+    let failing = json!({
+        "connector.class": "FileStreamSink", "file": w.path("failing.txt"), "topics": "tracked",
+        "transforms": "int", "transforms.int.type": "org.apache.kafka.connect.transforms.Cast$Value",
+        "transforms.int.spec": "int32",
+    });
+    create(&c, "failing", &failing);
+    wait_for("the failing sink's task FAILED", STARTUP, || {
+        c.get("/connectors/failing/status").json()["tasks"][0]["state"] == "FAILED"
+    });
+    assert_eq!(
+        c.get("/connectors/failing/topics").json(),
+        json!({"failing": {"topics": ["tracked"]}})
+    );
     assert_eq!(
         c.send("PUT", "/connectors/src/topics/reset", None).status,
         202
@@ -793,6 +856,18 @@ fn topic_tracking_lists_and_resets_the_topics_a_connector_used() {
     assert_eq!(
         disabled.json(),
         json!({"error_code": 403, "message": "Topic tracking is disabled."})
+    );
+    assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
+
+    let w = Workdir::new();
+    let worker = w.worker("topic.tracking.allow.reset=false");
+    let mut run = start(&w, &[&worker]);
+    assert_eq!(run.client.get("/connectors/src/topics").status, 200);
+    let refused = run.client.send("PUT", "/connectors/src/topics/reset", None);
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.json(),
+        json!({"error_code": 403, "message": "Topic tracking reset is disabled."})
     );
     assert!(terminate(&mut run.child, Duration::from_secs(20)).success());
 }

@@ -429,11 +429,10 @@ impl HerderCore {
         }
     }
 
-    pub(crate) fn connector_topics(
-        &mut self,
-        name: &str,
-        reset: bool,
-    ) -> Result<Vec<String>, HerderError> {
+    /// Kafka Connect's refusals of `GET /connectors/{c}/topics` (and, with `reset`, of
+    /// `PUT .../topics/reset`) when `topic.tracking.enable` (`topic.tracking.allow.reset`)
+    /// is false.
+    pub(crate) fn check_topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
         if !self.worker_config.topic_tracking_enable() {
             return Err(HerderError::Forbidden(
                 "Topic tracking is disabled.".to_owned(),
@@ -444,6 +443,17 @@ impl HerderCore {
                 "Topic tracking reset is disabled.".to_owned(),
             ));
         }
+        Ok(())
+    }
+
+    /// The topics connector `name` used, kept in memory (Kafka Connect's standalone
+    /// `MemoryStatusBackingStore`); with `reset`, forgets them.
+    pub(crate) fn connector_topics(
+        &mut self,
+        name: &str,
+        reset: bool,
+    ) -> Result<Vec<String>, HerderError> {
+        self.check_topic_tracking(reset)?;
         let used = self.worker.take_topics(name);
         let known = self.topics.entry(name.to_owned()).or_default();
         if reset {

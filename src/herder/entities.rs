@@ -70,7 +70,8 @@ pub struct TaskStateInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// connect-rs's extension: the task's error counters under Kafka's `task-error-metrics`
-    /// names (left out when the task does not run on this worker).
+    /// names (left out when the task does not run on this worker). REST shows them only on
+    /// `?errorCounters=true`: Kafka Connect's `TaskState` has no such field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<crate::worker::error_counters::ErrorCounts>,
 }

@@ -12,7 +12,30 @@ use serde_json::Value;
 
 use super::error::{complete, JsonBody, PathParams, QueryParams, RestError};
 use super::AppState;
-use crate::herder::{ConnectorInfo, HerderError, TargetState, TaskId};
+use crate::herder::{ConnectorInfo, ConnectorStateInfo, HerderError, TargetState, TaskId};
+
+/// The query parameter that opts into connect-rs's task error counters in status bodies
+/// (`?errorCounters=true`, an extension: Kafka Connect's bodies have no such field, and a
+/// client that maps them strictly fails on one it does not know).
+pub(super) const ERROR_COUNTERS_PARAM: &str = "errorCounters";
+
+/// Whether the request asks for the task error counters (`?errorCounters=true`, case
+/// ignored as Jersey reads a `Boolean`).
+pub(super) fn wants_error_counters(query: &QueryParams) -> bool {
+    query
+        .first(ERROR_COUNTERS_PARAM)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+/// `status` exactly in Kafka Connect's shape, or with each task's `errors` when `counters`.
+pub(super) fn status_body(mut status: ConnectorStateInfo, counters: bool) -> ConnectorStateInfo {
+    if !counters {
+        for task in &mut status.tasks {
+            task.errors = None;
+        }
+    }
+    status
+}
 
 pub(super) fn routes() -> Router<AppState> {
     Router::new()
@@ -68,6 +91,7 @@ async fn list_connectors(
         return Ok(Json(names).into_response());
     }
     let expansions: Vec<&str> = query.all("expand").collect();
+    let counters = wants_error_counters(&query);
     let mut out = serde_json::Map::new();
     'connectors: for name in names {
         let mut expanded = serde_json::Map::new();
@@ -75,7 +99,7 @@ async fn list_connectors(
             let value = match *expansion {
                 "status" => complete(state.herder.connector_status(&name))
                     .await
-                    .map(|s| serde_json::to_value(s).map_err(internal)),
+                    .map(|s| serde_json::to_value(status_body(s, counters)).map_err(internal)),
                 "info" => complete(state.herder.connector_info(&name))
                     .await
                     .map(|i| serde_json::to_value(i).map_err(internal)),
@@ -149,14 +173,16 @@ async fn put_connector_config(
     }
 }
 
-/// `GET /connectors/{c}/status`.
+/// `GET /connectors/{c}/status[?errorCounters=true]`.
 async fn get_connector_status(
     State(state): State<AppState>,
     PathParams(name): PathParams<String>,
+    query: QueryParams,
 ) -> Result<Response, RestError> {
+    let counters = wants_error_counters(&query);
     complete(state.herder.connector_status(&name))
         .await
-        .map(|s| Json(s).into_response())
+        .map(|s| Json(status_body(s, counters)).into_response())
 }
 
 /// `GET /connectors/{c}/tasks`: `[{"id": {"connector", "task"}, "config": {..}}]`.
@@ -173,10 +199,11 @@ async fn get_task_configs(
     ))
 }
 
-/// `GET /connectors/{c}/tasks/{t}/status`.
+/// `GET /connectors/{c}/tasks/{t}/status[?errorCounters=true]`.
 async fn get_task_status(
     State(state): State<AppState>,
     PathParams((name, task)): PathParams<(String, String)>,
+    query: QueryParams,
 ) -> Result<Response, RestError> {
     // Kafka Connect's path parameter is a Java Integer: anything else matches no resource.
     let task: i32 = task.parse().map_err(|_| RestError::unknown_path())?;
@@ -185,9 +212,15 @@ async fn get_task_status(
             HerderError::NotFound(format!("No status found for task {name}-{task}")).into(),
         );
     };
+    let counters = wants_error_counters(&query);
     complete(state.herder.task_status(&name, task))
         .await
-        .map(|s| Json(s).into_response())
+        .map(|mut s| {
+            if !counters {
+                s.errors = None;
+            }
+            Json(s).into_response()
+        })
 }
 
 /// `DELETE /connectors/{c}`: 204.

@@ -61,7 +61,8 @@ fn flag(query: &QueryParams, name: &str) -> bool {
 }
 
 /// `POST /connectors/{c}/restart[?includeTasks&onlyFailed]`: 204 without flags, else 202 with
-/// the state, instances to be restarted shown as `RESTARTING`.
+/// the state, instances to be restarted shown as `RESTARTING` (with the task error counters
+/// only on `errorCounters=true`, as the status endpoints).
 async fn restart(
     State(state): State<AppState>,
     PathParams(name): PathParams<String>,
@@ -69,6 +70,7 @@ async fn restart(
 ) -> Result<Response, RestError> {
     let include_tasks = flag(&query, "includeTasks");
     let only_failed = flag(&query, "onlyFailed");
+    let counters = super::connectors::wants_error_counters(&query);
     match complete(
         state
             .herder
@@ -77,7 +79,11 @@ async fn restart(
     .await?
     {
         None => Ok(StatusCode::NO_CONTENT.into_response()),
-        Some(status) => Ok((StatusCode::ACCEPTED, Json(status)).into_response()),
+        Some(status) => Ok((
+            StatusCode::ACCEPTED,
+            Json(super::connectors::status_body(status, counters)),
+        )
+            .into_response()),
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tracing::warn;
 
-use super::internal::status_records::{Status, StatusRecord, StatusState};
+use super::internal::status_records::{Status, StatusRecord, StatusState, TopicStatus};
 use super::topic_log::{InternalTopicSpec, LogRecord, TopicLog, TopicLogError};
 use crate::topics::internal_topic::InternalTopicBackend;
 
@@ -115,6 +115,20 @@ impl TopicStatusStore {
             .tasks(name)
             .into_iter()
             .map(|(id, s)| (id, s.clone()))
+            .collect()
+    }
+
+    /// Whether connector `name` has a record of using `topic` (KIP-558).
+    pub fn has_topic(&self, name: &str, topic: &str) -> bool {
+        lock(&self.state).topic(name, topic).is_some()
+    }
+
+    /// The topics connector `name` used (KIP-558), by topic name.
+    pub fn topics(&self, name: &str) -> Vec<TopicStatus> {
+        lock(&self.state)
+            .topics(name)
+            .into_iter()
+            .cloned()
             .collect()
     }
 

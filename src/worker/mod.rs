@@ -154,6 +154,17 @@ pub struct StopReport {
     pub input_unavailable: Vec<String>,
 }
 
+/// Topics a connector's tasks used: topic → the lowest id of a task that used it.
+pub type UsedTopics = std::collections::BTreeMap<String, u32>;
+
+/// Adds the topics `task` used since they were last taken to `into`.
+fn take_task_topics(task: &RunningTask, into: &mut UsedTopics) {
+    for topic in task.activity.take_topics() {
+        let first = into.entry(topic).or_insert(task.id);
+        *first = (*first).min(task.id);
+    }
+}
+
 /// The worker.
 pub struct Worker {
     settings: WorkerSettings,
@@ -165,8 +176,9 @@ pub struct Worker {
     tasks: Vec<RunningTask>,
     /// Where the connectors' contexts send their requests (the herder takes the receiver).
     events: connector_events::ConnectorEvents,
-    /// Topics used by tasks stopped since the herder last asked.
-    retired_topics: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+    /// Topics used by tasks stopped since the herder last asked: connector → topic → the
+    /// lowest id of a task that used it.
+    retired_topics: std::collections::HashMap<String, UsedTopics>,
     /// The tasks' activity cells, for reports made without the worker.
     board: TaskBoard,
     /// The worker's metrics (tasks register their handles here).
@@ -478,28 +490,44 @@ impl Worker {
         };
         let old = self.tasks.remove(index);
         let (factory, config) = (old.factory.clone(), old.config.clone());
-        let used = old.activity.take_topics();
-        self.retired_topics
-            .entry(name.to_owned())
-            .or_default()
-            .extend(used);
+        self.retire_topics(&old);
         stop_tasks(vec![old], self.settings.graceful_shutdown_timeout).await;
         self.spawn_task(factory, name, id, config)?;
         info!(connector = %name, task = id, "Task restarted.");
         Ok(true)
     }
 
+    /// Keeps the topics `task` used since they were last taken, for the next
+    /// [`take_topics`](Self::take_topics) (the task is stopping).
+    fn retire_topics(&mut self, task: &RunningTask) {
+        let into = self
+            .retired_topics
+            .entry(task.connector.clone())
+            .or_default();
+        take_task_topics(task, into);
+    }
+
     /// Takes the topics connector `name`'s tasks used since the last call (also those of its
     /// tasks stopped meanwhile).
     pub fn take_topics(&mut self, name: &str) -> std::collections::BTreeSet<String> {
-        let mut topics = self.retired_topics.remove(name).unwrap_or_default();
-        topics.extend(
-            self.tasks
-                .iter()
-                .filter(|t| t.connector == name)
-                .flat_map(|t| t.activity.take_topics()),
-        );
-        topics
+        let mut used = self.retired_topics.remove(name).unwrap_or_default();
+        for task in self.tasks.iter().filter(|t| t.connector == name) {
+            take_task_topics(task, &mut used);
+        }
+        used.into_keys().collect()
+    }
+
+    /// Takes the topics every connector's tasks used since the last call (also those of tasks
+    /// stopped meanwhile), by connector, with the lowest id of a task that used each
+    /// (Kafka Connect's topic tracking, KIP-558).
+    pub fn take_used_topics(&mut self) -> std::collections::BTreeMap<String, UsedTopics> {
+        let mut used: std::collections::BTreeMap<String, UsedTopics> =
+            self.retired_topics.drain().collect();
+        for task in &self.tasks {
+            take_task_topics(task, used.entry(task.connector.clone()).or_default());
+        }
+        used.retain(|_, topics| !topics.is_empty());
+        used
     }
 
     /// The source offset store.
@@ -537,11 +565,9 @@ impl Worker {
             .into_iter()
             .partition(|t| t.connector == name);
         self.tasks = others;
-        let used: Vec<String> = mine.iter().flat_map(|t| t.activity.take_topics()).collect();
-        self.retired_topics
-            .entry(name.to_owned())
-            .or_default()
-            .extend(used);
+        for task in &mine {
+            self.retire_topics(task);
+        }
         let names: Vec<String> = mine.iter().map(|t| t.activity.name.clone()).collect();
         let report = stop_tasks(mine, self.settings.graceful_shutdown_timeout).await;
         for task in names {
@@ -561,11 +587,7 @@ impl Worker {
             return StopReport::default();
         };
         let task = self.tasks.remove(index);
-        let used = task.activity.take_topics();
-        self.retired_topics
-            .entry(name.to_owned())
-            .or_default()
-            .extend(used);
+        self.retire_topics(&task);
         let board_name = task.activity.name.clone();
         let report = stop_tasks(vec![task], self.settings.graceful_shutdown_timeout).await;
         self.board.remove(&board_name);

@@ -155,7 +155,8 @@ pub fn plain_sink_record(
 }
 
 /// A consumed record converted (key, value, headers) and transformed (timed into `clock`),
-/// for `put`.
+/// for `put`. `converted` is called once the record is converted, before its transforms
+/// (where Kafka Connect's sink task records the topic as active, KIP-558).
 ///
 /// # Errors
 /// A failure that `errors.tolerance` does not allow skipping.
@@ -165,6 +166,7 @@ pub async fn sink_record(
     chain: &mut TransformationChain,
     r: &ConsumedRecord,
     clock: &mut StageTime,
+    converted: impl FnOnce(),
 ) -> Result<Option<SinkRecord>, TaskError> {
     let origin = Origin::Consumed(r);
     let topic = r.topic.as_str();
@@ -211,6 +213,7 @@ pub async fn sink_record(
         headers,
     };
     let timestamp_type = TimestampType::CreateTime;
+    converted();
     if !chain.is_empty() {
         let ctx = RecordContext::sink(r.offset, timestamp_type);
         if !transform(handler, chain, &mut record, &ctx, &origin, clock).await? {

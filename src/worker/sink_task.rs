@@ -144,7 +144,6 @@ impl SinkTaskRunner {
                     let (Some(first), Some(last)) = (run.first(), run.last()) else {
                         continue;
                     };
-                    self.activity.used_topic(&first.topic);
                     let tp = TopicPartition {
                         topic: first.topic.clone(),
                         partition: first.partition,
@@ -305,19 +304,31 @@ impl SinkTaskRunner {
     /// for the batch; returns the indices of the records kept and their sink records. Without
     /// transforms a record is converted in a plain call, and only one that fails goes through
     /// the error handler.
-    async fn convert_batch(
+    async fn convert_batch<'a>(
         &mut self,
-        polled: &[ConsumedRecord],
+        polled: &'a [ConsumedRecord],
         indices: impl ExactSizeIterator<Item = usize>,
     ) -> Result<(Vec<usize>, Vec<SinkRecord>), TaskError> {
         let mut kept = Vec::with_capacity(indices.len());
         let mut batch = Vec::with_capacity(indices.len());
         let started = std::time::Instant::now();
         let mut clock = StageTime::default();
+        // The topic last recorded as used (KIP-558): once per run of records of one topic.
+        let mut tracked: Option<&str> = None;
+        let activity = &self.activity;
+        let mut track = |topic: &'a str| {
+            if tracked != Some(topic) {
+                activity.used_topic(topic);
+                tracked = Some(topic);
+            }
+        };
         for i in indices {
             let r = &polled[i];
             let converted = match plain_sink_record(&self.converters, &self.transforms, r) {
-                Some(rec) => Some(rec),
+                Some(rec) => {
+                    track(&r.topic);
+                    Some(rec)
+                }
                 None => {
                     sink_record(
                         &mut self.errors,
@@ -325,6 +336,7 @@ impl SinkTaskRunner {
                         &mut self.transforms,
                         r,
                         &mut clock,
+                        || track(&r.topic),
                     )
                     .await?
                 }

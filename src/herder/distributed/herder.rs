@@ -776,6 +776,7 @@ impl DistributedHerder {
                 _ = tick.tick() => {
                     self.drain_restart_requests().await;
                     self.publish_statuses().await;
+                    self.publish_topics().await;
                     continue;
                 }
             };
@@ -852,6 +853,9 @@ impl DistributedHerder {
                         warn!(error = %e, "Could not read the offsets topic to its end.");
                     }
                     let _ = reply.send(self.core.offsets(&name).await);
+                }
+                Request::Topics(name, reset, reply) => {
+                    let _ = reply.send(self.connector_topics(&name, reset).await);
                 }
                 Request::RefreshMetrics(reply) => {
                     self.refresh_metrics();

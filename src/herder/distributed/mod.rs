@@ -2,6 +2,7 @@
 //! shares connectors and tasks through Kafka's group protocol, keeps configurations, offsets
 //! and statuses in internal topics, and signs the requests its workers send each other.
 
+mod active_topics;
 pub mod cluster_view;
 pub mod herder;
 pub mod member_config;

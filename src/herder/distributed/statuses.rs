@@ -141,6 +141,7 @@ impl DistributedHerder {
     pub(super) async fn publish_statuses(&mut self) {
         let now = self.local_states();
         let mut writes = Vec::new();
+        let mut deleted = Vec::new();
         for (key, (state, trace)) in &now {
             if self.published.get(key) != Some(&(*state, trace.clone())) {
                 let status = Status {
@@ -172,6 +173,9 @@ impl DistributedHerder {
                 // Deleted (a connector, or a task its connector no longer has): Kafka
                 // Connect's DESTROYED, a tombstone.
                 writes.push((record(key, None), false));
+                if key.1.is_none() {
+                    deleted.push(key.0.clone());
+                }
             }
         }
         for (record, safe) in writes {
@@ -183,6 +187,13 @@ impl DistributedHerder {
             }
         }
         self.published = now;
+        // A deleted connector's active topics go too, written by the worker that ran it (Kafka
+        // Connect's workers reset them when the connector is revoked).
+        if self.core.worker_config.topic_tracking_enable() {
+            for name in deleted {
+                self.reset_topics(&name).await;
+            }
+        }
     }
 
     /// The leader removes the statuses of connectors and tasks that are no longer configured
