@@ -79,6 +79,39 @@ fn a_clean_set_up_prints_nothing_and_exits_0() {
 }
 
 #[test]
+fn the_bundled_examples_are_clean() {
+    let w = persistent_workdir();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::create_dir_all(w.path("examples")).unwrap();
+    for entry in std::fs::read_dir(&examples).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), w.path("examples").join(entry.file_name())).unwrap();
+        }
+    }
+    for set in [
+        [
+            "worker.properties",
+            "file-source.properties",
+            "file-sink.properties",
+        ],
+        ["worker.toml", "file-source.toml", "file-sink.toml"],
+        [
+            "worker-distributed.properties",
+            "file-source.properties",
+            "file-sink.properties",
+        ],
+    ] {
+        let files: Vec<String> = set.iter().map(|f| format!("examples/{f}")).collect();
+        let mut args = vec!["doctor"];
+        args.extend(files.iter().map(String::as_str));
+        let out = run(&w, &args);
+        assert_eq!(out.status.code(), Some(0), "{set:?}: {}", stdout(&out));
+        assert_eq!(stdout(&out), "", "{set:?}");
+    }
+}
+
+#[test]
 fn without_exactly_once_sources_the_flush_warning_says_sources_re_deliver() {
     let w = persistent_workdir();
     let worker =

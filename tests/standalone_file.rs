@@ -33,6 +33,12 @@ fn run_example(
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
+    // The bundled examples are clean: a run warns about nothing.
+    let warnings: Vec<&str> = stderr(&out)
+        .lines()
+        .filter(|l| l.contains(" WARN ") || l.contains("warning"))
+        .collect();
+    assert!(warnings.is_empty(), "{warnings:#?}");
     std::fs::read(w.path(&format!("examples/{output}"))).unwrap()
 }
 
