@@ -41,6 +41,11 @@ pub struct SinkTaskContext {
     pub task: u32,
     /// Cancelled when the task is asked to stop.
     pub cancel: CancellationToken,
+    /// Whether a sink that can keep its output exact across crashes (storing a position with
+    /// its commits, see [`SinkTask::keeps_positions`]) does so when its configuration does not
+    /// say: true on connect-rs's embedded log (no `bootstrap.servers`), false with Kafka,
+    /// where Kafka Connect's behaviour is the reference.
+    pub exact_by_default: bool,
 }
 
 /// A topic partition.

@@ -7,7 +7,8 @@ use crate::config::{SinkSettings, EXACTLY_ONCE_CONFIG};
 
 /// Kafka's `FileStreamSinkConnector`: plans `max_tasks` tasks with identical configurations.
 /// With `exactly.once=true` it refuses more than one task: several tasks appending to one
-/// file cannot cut it back to one committed length.
+/// file cannot cut it back to one committed length. (Unset, `exactly.once` is the runtime's
+/// default where it applies, decided by the task: several tasks simply append.)
 #[derive(Debug, Default)]
 pub struct FileStreamSinkConnector {
     props: ConfigMap,
@@ -24,7 +25,7 @@ impl FileStreamSinkConnector {
 #[async_trait]
 impl SinkConnector for FileStreamSinkConnector {
     async fn start(&mut self, props: &ConfigMap) -> Result<()> {
-        self.exactly_once = SinkSettings::parse(props)?.exactly_once;
+        self.exactly_once = SinkSettings::parse(props)?.exactly_once == Some(true);
         self.props = props.clone();
         Ok(())
     }
