@@ -1,7 +1,7 @@
 //! The FileStream sink connector: validates its configuration and plans identical tasks.
 
 use async_trait::async_trait;
-use connect_api::{ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector};
+use connect_api::{ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector, TopicPartition};
 
 use crate::config::{SinkSettings, EXACTLY_ONCE_CONFIG};
 
@@ -67,6 +67,17 @@ impl SinkConnector for FileStreamSinkConnector {
             )];
         }
         Vec::new()
+    }
+
+    /// Kafka's `FileStreamSinkConnector.alterOffsets`: any alteration is fine, and the
+    /// connector keeps no offsets of its own (its exactly-once position travels with the
+    /// group offsets the runtime alters).
+    fn alter_offsets(
+        &self,
+        _props: &ConfigMap,
+        _offsets: &[(TopicPartition, Option<i64>)],
+    ) -> Result<bool> {
+        Ok(true)
     }
 }
 
