@@ -542,6 +542,8 @@ fn check_scenario(h: &Harness) {
         ("offsets-delete-source", 200),
         ("offsets-patch-sink", 200),
         ("offsets-delete-sink", 200),
+        ("offsets-patch-source-no-filename", 500),
+        ("offsets-patch-source-bad-position", 500),
         ("restart", 204),
         ("restart-include-tasks", 202),
         ("logger-put", 200),
@@ -990,6 +992,38 @@ fn script(h: &mut Harness) {
         "offsets-sink-deleted",
         "GET",
         "/connectors/sink{sfx}/offsets",
+        None,
+    );
+    // FileStreamSource's alterOffsets checks what a PATCH stores (the source is still
+    // STOPPED): a refusal is Kafka Connect's ConnectException, and nothing is stored.
+    h.step(
+        "offsets-patch-source-no-filename",
+        "PATCH",
+        "/connectors/source{sfx}/offsets",
+        Some(json!({"offsets": [
+            {"partition": {"file": "{dir}/in.txt"}, "offset": {"position": 6}}
+        ]})),
+    );
+    h.step(
+        "offsets-patch-source-bad-position",
+        "PATCH",
+        "/connectors/source{sfx}/offsets",
+        Some(json!({"offsets": [
+            {"partition": {"filename": "{dir}/in.txt"}, "offset": {"position": "6"}}
+        ]})),
+    );
+    h.step(
+        "offsets-patch-source-negative",
+        "PATCH",
+        "/connectors/source{sfx}/offsets",
+        Some(json!({"offsets": [
+            {"partition": {"filename": "{dir}/in.txt"}, "offset": {"position": -1}}
+        ]})),
+    );
+    h.step(
+        "offsets-source-after-refusals",
+        "GET",
+        "/connectors/source{sfx}/offsets",
         None,
     );
     h.step(

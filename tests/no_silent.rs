@@ -240,3 +240,74 @@ fn exit_when_idle_fails_when_a_source_never_found_its_input() {
     let (code, err) = w.run_checked(&[&worker, &source]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A FIFO at `path` (made with `mkfifo`).
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+}
+
+#[test]
+fn a_fifo_no_process_writes_to_is_an_input_never_available_and_sigterm_stops_it() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let fifo = w.path("in.fifo");
+    mkfifo(&fifo);
+    let source = w.source("src", &fifo, "t");
+    let (code, err) = w.run_checked(&[&worker, &source]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: Nothing was copied: a source's input never became available (src-0: the FIFO {} has no writer (nothing was ever written to it))",
+            fifo.display()
+        )),
+        "{err}"
+    );
+
+    // Without --exit-when-idle, the worker waits for a writer, and SIGTERM stops it promptly.
+    let mut child = w.spawn(&[&worker, &source]);
+    wait_for(
+        "the source to open the FIFO",
+        std::time::Duration::from_secs(60),
+        || w.log().contains("FileStreamSourceTask opened FIFO"),
+    );
+    let status = terminate(&mut child, std::time::Duration::from_secs(10));
+    assert!(status.success(), "{status:?}\n{}", w.log());
+}
+
+#[test]
+fn a_fifo_is_read_to_the_end_of_what_its_writer_wrote() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let fifo = w.path("in.fifo");
+    mkfifo(&fifo);
+    let output = w.path("out.txt");
+    let source = w.source("src", &fifo, "t");
+    let sink = w.sink("sink", &output, "t");
+    let lines = numbered_lines(0, 20_000, WIDTH);
+    // The writer's open waits for the worker to open the FIFO for reading, then writes and
+    // closes it.
+    let writer = std::thread::spawn({
+        let fifo = fifo.clone();
+        let lines = lines.clone();
+        move || {
+            use std::io::Write as _;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&fifo)
+                .expect("open the FIFO for writing");
+            f.write_all(&lines).expect("write to the FIFO");
+        }
+    });
+    let out = w.run_until_idle("2s", &[&worker, &source, &sink]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    writer.join().expect("the writer");
+    assert!(
+        std::fs::read(&output).unwrap_or_default() == lines,
+        "the output is not the FIFO's input:\n{err}"
+    );
+}

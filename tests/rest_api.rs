@@ -698,6 +698,127 @@ fn scripted_lifecycle_scenario_with_offsets_rewind() {
     assert!(status.success(), "{status:?}");
 }
 
+/// KIP-875 offsets alterations are checked by the connector (its `alterOffsets`) before
+/// anything is stored: FileStreamSource's checks and messages are Kafka Connect's, a refusal is
+/// a 500 with the message (Kafka Connect's ConnectException) and leaves the offsets as they
+/// were; a stdin source's offsets cannot be altered or reset at all.
+#[test]
+fn offsets_alterations_are_checked_by_the_connector_and_refusals_store_nothing() {
+    let w = Workdir::new();
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let input = w.write("in.txt", "a\nb\n");
+    let mut run = start(&w, &[&worker]);
+    let c = run.client;
+    let create = |name: &str, config: serde_json::Value| {
+        let body = json!({"name": name, "config": config, "initial_state": "STOPPED"});
+        let r = c.post("/connectors", &body);
+        assert_eq!(r.status, 201, "{}", r.body);
+    };
+    create(
+        "src",
+        json!({"connector.class": "FileStreamSource", "file": input, "topic": "t"}),
+    );
+    create(
+        "stdin-src",
+        json!({"connector.class": "FileStreamSource", "topic": "t"}),
+    );
+    create(
+        "dst",
+        json!({"connector.class": "FileStreamSink", "file": w.path("out.txt"), "topics": "t"}),
+    );
+    let patch = |name: &str, body: serde_json::Value| {
+        c.send(
+            "PATCH",
+            &format!("/connectors/{name}/offsets"),
+            Some(("application/json", &body.to_string())),
+        )
+    };
+    let stored =
+        json!({"offsets": [{"partition": {"filename": input}, "offset": {"position": 2}}]});
+    let r = patch("src", stored.clone());
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.json(),
+        json!({"message": "The offsets for this connector have been altered successfully"})
+    );
+    assert_eq!(c.get("/connectors/src/offsets").json(), stored);
+
+    let refusals = [
+        (
+            json!({"partition": {"file": input}, "offset": {"position": 0}}),
+            "Partition objects should contain the key 'filename'",
+        ),
+        (
+            json!({"partition": null, "offset": {"position": 0}}),
+            "Partition objects cannot be null",
+        ),
+        (
+            json!({"partition": {"filename": input}, "offset": {"pos": 0}}),
+            "Offset objects should either be null or contain the key 'position'",
+        ),
+        (
+            json!({"partition": {"filename": input}, "offset": {"position": "0"}}),
+            "The value for the 'position' key in the offset is expected to be a Long value",
+        ),
+        (
+            json!({"partition": {"filename": input}, "offset": {"position": -1}}),
+            "The value for the 'position' key in the offset should be a non-negative value",
+        ),
+    ];
+    for (entry, message) in refusals {
+        // With a valid entry first: the whole request is refused, nothing of it stored.
+        let valid = json!({"partition": {"filename": "other.txt"}, "offset": {"position": 1}});
+        let r = patch("src", json!({"offsets": [valid, entry]}));
+        assert_eq!(
+            (r.status, r.json()),
+            (500, json!({"error_code": 500, "message": message})),
+            "{entry}"
+        );
+        assert_eq!(c.get("/connectors/src/offsets").json(), stored, "{entry}");
+    }
+    // A null offset is fine whatever its partition: the partition's offset is removed.
+    let r = patch(
+        "src",
+        json!({"offsets": [{"partition": {"filename": input}, "offset": null}]}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        c.get("/connectors/src/offsets").json(),
+        json!({"offsets": []})
+    );
+
+    // stdin: offsets are not tracked, so neither altered nor reset.
+    let stdin = "Offsets cannot be modified if the 'file' configuration is unspecified. This is because stdin is used for input and offsets are not tracked.";
+    let r = patch(
+        "stdin-src",
+        json!({"offsets": [{"partition": {"filename": null}, "offset": null}]}),
+    );
+    assert_eq!(
+        (r.status, r.json()),
+        (500, json!({"error_code": 500, "message": stdin}))
+    );
+    let r = c.send("DELETE", "/connectors/stdin-src/offsets", None);
+    assert_eq!(
+        (r.status, r.json()),
+        (500, json!({"error_code": 500, "message": stdin}))
+    );
+
+    // FileStreamSink accepts any alteration (its alterOffsets returns true).
+    let r = patch(
+        "dst",
+        json!({"offsets": [{"partition": {"kafka_topic": "t", "kafka_partition": 0}, "offset": {"kafka_offset": 1}}]}),
+    );
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            200,
+            json!({"message": "The offsets for this connector have been altered successfully"})
+        )
+    );
+    let status = terminate(&mut run.child, Duration::from_secs(20));
+    assert!(status.success(), "{status:?}");
+}
+
 /// Sink offsets list every partition the group has committed, also those of a topic the sink
 /// no longer reads (Kafka Connect lists the consumer group's offsets, not the assignment).
 #[test]

@@ -846,6 +846,8 @@ impl WorkerConfig {
             restart: self.restart_policy(),
             // Set by the distributed command once the offsets topic is open.
             exactly_once: None,
+            // On the embedded log, sinks keep their output exact by default (issue 26).
+            exact_sinks_by_default: self.bootstrap_servers().is_none(),
         }
     }
 
@@ -1206,6 +1208,10 @@ offset.flush.interval.ms=10000
         );
         assert_eq!(w.header_converter_class(), DEFAULT_HEADER_CONVERTER);
         assert_eq!(w.offset_flush_interval(), Duration::from_secs(10));
+        assert!(
+            !w.worker_settings().exact_sinks_by_default,
+            "with Kafka, sinks append by default (Kafka Connect's behaviour)"
+        );
         assert_eq!(w.offset_flush_timeout(), Duration::from_secs(5));
         assert_eq!(w.task_shutdown_graceful_timeout(), Duration::from_secs(5));
         assert_eq!(
@@ -1246,6 +1252,10 @@ offset.flush.interval.ms=10000
         .unwrap();
         assert_eq!(w.bootstrap_servers(), None);
         assert_eq!(w.embedded_log_dir(), PathBuf::from("connect-rs-data"));
+        assert!(
+            w.worker_settings().exact_sinks_by_default,
+            "on the embedded log, sinks keep their output exact by default"
+        );
         assert_eq!(
             w.offset_storage_file(),
             PathBuf::from("connect-rs-data/connect.offsets.json")

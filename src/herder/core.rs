@@ -32,6 +32,22 @@ pub(crate) struct Entry {
     pub(crate) paused_tasks: Vec<u32>,
 }
 
+/// An offsets alteration or reset the connector accepted, to apply.
+enum OffsetsChange {
+    /// A sink's group offsets: set (`Some`) or the group deleted (`None`, a reset).
+    Sink {
+        group: String,
+        backend: Arc<dyn crate::topics::TopicBackend>,
+        changes: Option<Vec<(crate::topics::TopicPartition, Option<i64>)>>,
+        handled: bool,
+    },
+    /// A source's offsets to store.
+    Source {
+        entries: Vec<crate::storage::OffsetEntry>,
+        handled: bool,
+    },
+}
+
 /// The state and actions both herders share.
 pub struct HerderCore {
     /// The data plane.
@@ -504,17 +520,7 @@ impl HerderCore {
         offsets: Option<Vec<serde_json::Value>>,
         auto_stop: bool,
     ) -> Result<String, HerderError> {
-        let (target, connector_type) = {
-            let entry = self.entry(name)?;
-            (entry.target, entry.connector_type)
-        };
-        // FileStreamSource checks its offsets (`alterOffsets`); other sources take them as given.
-        let file_source = self
-            .entry(name)?
-            .config
-            .get("connector.class")
-            .and_then(|c| self.plugins.connector(c).ok())
-            .is_some_and(|p| p.desc().class_name == super::offsets::FILE_SOURCE_CLASS);
+        let target = self.entry(name)?.target;
         if offsets.as_ref().is_some_and(Vec::is_empty) {
             return Err(HerderError::BadRequest(
                 "Partitions / offsets need to be provided for an alter offsets request".to_owned(),
@@ -525,54 +531,102 @@ impl HerderCore {
                 "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
             )));
         }
-        // Check the request before stopping anything.
-        let source_entries = match (connector_type, &offsets) {
-            (ConnectorType::Sink, _) | (_, None) => None,
-            (_, Some(list)) => Some(super::offsets::parse_source(list, file_source)?),
+        // Check the request before stopping anything: its shape, then the connector's own
+        // checks (Kafka Connect's `alterOffsets`, on an instance that is not started, with the
+        // resolved configuration; a reset passes every known partition with a null offset).
+        let entry = self.entry(name)?;
+        let raw = RawConfig::from_pairs(
+            format!("the configuration of connector {name}"),
+            entry.config.clone(),
+        );
+        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
+            .map_err(|e| HerderError::Internal(e.to_string()))?;
+        let refused = |e: connect_api::ConnectError| {
+            HerderError::Internal(spec.redactor.redact(&e.to_string()).into_owned())
         };
-        let sink_changes = match (connector_type, &offsets) {
-            (ConnectorType::Sink, Some(list)) => Some(super::offsets::parse_sink(list)?),
-            _ => None,
+        let change = match &spec.plugin {
+            ConnectorPlugin::Sink(plugin) => {
+                let group = self.sink_group(name)?;
+                let backend = self.worker.topic_backend();
+                let changes = match &offsets {
+                    Some(list) => super::offsets::parse_sink(list)?,
+                    None => {
+                        let group = group.clone();
+                        let backend = backend.clone();
+                        tokio::task::spawn_blocking(move || backend.group_offsets(&group))
+                            .await
+                            .map_err(|e| HerderError::Internal(e.to_string()))?
+                            .map_err(|e| HerderError::Internal(e.to_string()))?
+                            .into_keys()
+                            .map(|tp| (tp, None))
+                            .collect()
+                    }
+                };
+                let handled = plugin
+                    .new_connector()
+                    .alter_offsets(&spec.props, &changes)
+                    .map_err(refused)?;
+                let changes = offsets.is_some().then_some(changes);
+                OffsetsChange::Sink {
+                    group,
+                    backend,
+                    changes,
+                    handled,
+                }
+            }
+            ConnectorPlugin::Source(plugin) => {
+                let store = self.worker.offset_store();
+                let changes = match &offsets {
+                    Some(list) => super::offsets::parse_source(list)?,
+                    None => store
+                        .connector_offsets(name)
+                        .into_iter()
+                        .map(|(p, _)| (Some(p), None))
+                        .collect(),
+                };
+                let handled = plugin
+                    .new_connector()
+                    .alter_offsets(&spec.props, &changes)
+                    .map_err(refused)?;
+                OffsetsChange::Source {
+                    entries: super::offsets::source_entries(changes)?,
+                    handled,
+                }
+            }
         };
         if target != TargetState::Stopped {
             self.set_target(name, TargetState::Stopped).await?;
         }
-        let result = match connector_type {
-            ConnectorType::Sink => {
-                let group = self.sink_group(name)?;
-                let backend = self.worker.topic_backend();
-                tokio::task::spawn_blocking(move || match sink_changes {
+        let (result, handled) = match change {
+            OffsetsChange::Sink {
+                group,
+                backend,
+                changes,
+                handled,
+            } => (
+                tokio::task::spawn_blocking(move || match changes {
                     Some(changes) => backend.alter_group_offsets(&group, &changes),
                     None => backend.delete_group(&group),
                 })
                 .await
                 .map_err(|e| HerderError::Internal(e.to_string()))
-                .and_then(|r| r.map_err(|e| HerderError::Internal(e.to_string())))
-            }
-            _ => {
-                let store = self.worker.offset_store();
-                let entries = source_entries.unwrap_or_else(|| {
-                    store
-                        .connector_offsets(name)
-                        .into_iter()
-                        .map(|(p, _)| (Arc::new(p), None))
-                        .collect()
-                });
-                store
+                .and_then(|r| r.map_err(|e| HerderError::Internal(e.to_string()))),
+                handled,
+            ),
+            OffsetsChange::Source { entries, handled } => (
+                self.worker
+                    .offset_store()
                     .put(name, entries)
                     .await
-                    .map_err(|e| HerderError::Internal(e.to_string()))
-            }
+                    .map_err(|e| HerderError::Internal(e.to_string())),
+                handled,
+            ),
         };
         if target != TargetState::Stopped {
             self.set_target(name, target).await?;
         }
         result?;
-        Ok(if offsets.is_some() {
-            "The offsets for this connector have been altered successfully".to_owned()
-        } else {
-            "The offsets for this connector have been reset successfully".to_owned()
-        })
+        Ok(super::offsets::altered_message(offsets.is_some(), handled))
     }
 
     pub(crate) fn entry(&self, name: &str) -> Result<&Entry, HerderError> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use connect_api::OffsetMap;
+use connect_api::{OffsetMap, SourceOffsetChange};
 use serde_json::{json, Value};
 
 use super::HerderError;
@@ -40,11 +40,15 @@ fn bad(message: impl Into<String>) -> HerderError {
 /// A JSON object of a request.
 type JsonObject = serde_json::Map<String, Value>;
 
-fn split(entry: &Value) -> Result<(&JsonObject, Option<&JsonObject>), HerderError> {
-    let partition = entry
-        .get("partition")
-        .and_then(Value::as_object)
-        .ok_or_else(|| bad("Each entry must have a \"partition\" object"))?;
+const NO_PARTITION: &str = "Each entry must have a \"partition\" object";
+
+/// An entry's partition (`None`: null or absent) and offset (`None`: null or absent).
+fn split(entry: &Value) -> Result<(Option<&JsonObject>, Option<&JsonObject>), HerderError> {
+    let partition = match entry.get("partition") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(p)) => Some(p),
+        Some(_) => return Err(bad(NO_PARTITION)),
+    };
     let offset = match entry.get("offset") {
         None | Some(Value::Null) => None,
         Some(Value::Object(o)) => Some(o),
@@ -53,34 +57,48 @@ fn split(entry: &Value) -> Result<(&JsonObject, Option<&JsonObject>), HerderErro
     Ok((partition, offset))
 }
 
-/// The class whose offsets [`parse_source`] checks as its `alterOffsets` does.
-pub const FILE_SOURCE_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
-
-/// Source offsets from a request; with `file_source`, checked as FileStreamSource's
-/// `alterOffsets` does (other connectors take any partition and offset objects, as Kafka
-/// Connect's default `alterOffsets`).
+/// Source offsets from a request, as the connector's `alter_offsets` checks them (a null
+/// partition included: the connector may name it; see [`source_entries`]).
 ///
 /// # Errors
 /// BadRequest naming what is wrong.
-pub fn parse_source(entries: &[Value], file_source: bool) -> Result<Vec<OffsetEntry>, HerderError> {
+pub fn parse_source(entries: &[Value]) -> Result<Vec<SourceOffsetChange>, HerderError> {
     entries
         .iter()
         .map(|entry| {
             let (partition, offset) = split(entry)?;
-            if let Some(o) = offset.filter(|_| file_source) {
-                if o.get("position")
-                    .and_then(Value::as_i64)
-                    .is_none_or(|p| p < 0)
-                {
-                    return Err(bad(format!(
-                        "Offset {} must contain \"position\" as a non-negative integer",
-                        Value::Object(o.clone())
-                    )));
-                }
-            }
-            Ok((Arc::new(partition.clone()), offset.cloned()))
+            Ok((partition.cloned(), offset.cloned()))
         })
         .collect()
+}
+
+/// The entries to store for `changes` the connector accepted.
+///
+/// # Errors
+/// BadRequest when a partition is null: offsets are stored by partition.
+pub fn source_entries(changes: Vec<SourceOffsetChange>) -> Result<Vec<OffsetEntry>, HerderError> {
+    changes
+        .into_iter()
+        .map(|(partition, offset)| {
+            let partition = partition.ok_or_else(|| bad(NO_PARTITION))?;
+            Ok((Arc::new(partition), offset))
+        })
+        .collect()
+}
+
+/// The answer to an offsets alteration (`altered`) or reset: Kafka Connect's, which says
+/// whether the connector altered what it keeps outside the runtime (`handled`).
+pub fn altered_message(altered: bool, handled: bool) -> String {
+    let what = if altered { "altered" } else { "reset" };
+    if handled {
+        format!("The offsets for this connector have been {what} successfully")
+    } else {
+        format!(
+            "The Connect framework-managed offsets for this connector have been {what} \
+             successfully. However, if this connector manages offsets externally, they will \
+             need to be manually {what} in the system that the connector uses."
+        )
+    }
 }
 
 fn number(v: Option<&Value>) -> Option<i64> {
@@ -101,6 +119,7 @@ pub fn parse_sink(entries: &[Value]) -> Result<Vec<(TopicPartition, Option<i64>)
         .iter()
         .map(|entry| {
             let (partition, offset) = split(entry)?;
+            let partition = partition.ok_or_else(|| bad(NO_PARTITION))?;
             let topic = partition
                 .get("kafka_topic")
                 .and_then(Value::as_str)

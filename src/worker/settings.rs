@@ -16,6 +16,9 @@ pub struct WorkerSettings {
     /// `exactly.once.source.support=enabled` (distributed mode on Kafka): source tasks run in
     /// transactions; `None` otherwise.
     pub exactly_once: Option<std::sync::Arc<super::ExactlyOnceSources>>,
+    /// Whether sinks that can keep their output exact across crashes do so unless configured
+    /// otherwise (`SinkTaskContext::exact_by_default`): true on the embedded log.
+    pub exact_sinks_by_default: bool,
 }
 
 /// Automatic restart of tasks that failed with a retriable error (connect-rs; Kafka Connect
@@ -63,6 +66,7 @@ impl Default for WorkerSettings {
             graceful_shutdown_timeout: Duration::from_millis(5_000),
             restart: RestartPolicy::default(),
             exactly_once: None,
+            exact_sinks_by_default: false,
         }
     }
 }

@@ -253,6 +253,7 @@ impl TaskFactory {
                             connector: name.clone(),
                             task,
                             cancel,
+                            exact_by_default: self.settings.exact_sinks_by_default,
                         },
                         converters,
                         transforms,

@@ -41,6 +41,11 @@ pub struct SinkTaskContext {
     pub task: u32,
     /// Cancelled when the task is asked to stop.
     pub cancel: CancellationToken,
+    /// Whether a sink that can keep its output exact across crashes (storing a position with
+    /// its commits, see [`SinkTask::keeps_positions`]) does so when its configuration does not
+    /// say: true on connect-rs's embedded log (no `bootstrap.servers`), false with Kafka,
+    /// where Kafka Connect's behaviour is the reference.
+    pub exact_by_default: bool,
 }
 
 /// A topic partition.
@@ -85,7 +90,23 @@ pub trait SourceConnector: Send {
     fn exactly_once_support(&self, _props: &ConfigMap) -> Option<ExactlyOnceSupport> {
         None
     }
+    /// Checks an alteration of the connector's offsets before the runtime stores it (Kafka
+    /// Connect's `SourceConnector.alterOffsets`, KIP-875). Called on an instance that is not
+    /// started, with the connector's configuration and every entry of the request: a partition
+    /// (`None`: null) and its new offset (`None`: null, the partition's offset is removed); a
+    /// reset passes every stored partition with `None`. An error refuses the whole request:
+    /// nothing is stored, and REST answers 500 with its message, as Kafka Connect.
+    /// `Ok(true)`: the connector altered what it keeps outside the runtime too (or keeps
+    /// nothing there); `Ok(false)`, the default: only the runtime's offsets are altered, and
+    /// the answer says so.
+    fn alter_offsets(&self, _props: &ConfigMap, _offsets: &[SourceOffsetChange]) -> Result<bool> {
+        Ok(false)
+    }
 }
+
+/// One entry of a source connector's offsets alteration: a partition and its new offset,
+/// `None` where the request holds null.
+pub type SourceOffsetChange = (Option<OffsetMap>, Option<OffsetMap>);
 
 /// A source task: polls an external system for records.
 #[async_trait]
@@ -137,6 +158,17 @@ pub trait SinkConnector: Send {
     /// Cross-key checks beyond the plugin's ConfigDef (pure, no I/O).
     fn validate(&self, _props: &ConfigMap) -> Vec<ConfigIssue> {
         Vec::new()
+    }
+    /// Checks an alteration of the connector's consumer group offsets before the runtime
+    /// applies it (Kafka Connect's `SinkConnector.alterOffsets`, KIP-875), as
+    /// [`SourceConnector::alter_offsets`]: each partition with its new offset (`None`: its
+    /// committed offset is removed; a reset passes every committed partition with `None`).
+    fn alter_offsets(
+        &self,
+        _props: &ConfigMap,
+        _offsets: &[(TopicPartition, Option<i64>)],
+    ) -> Result<bool> {
+        Ok(false)
     }
 }
 

@@ -26,7 +26,8 @@ pub use config_def::{
 };
 pub use connector::{
     ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask,
-    SinkTaskContext, SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
+    SinkTaskContext, SourceConnector, SourceOffsetChange, SourceTask, SourceTaskContext,
+    TopicPartition,
 };
 pub use connector_context::{ConnectorContext, ConnectorControl};
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};

@@ -20,6 +20,8 @@ pub const SINK_TASK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkT
 pub const FILE_CONFIG: &str = "file";
 /// `exactly.once` (sink, connect-rs only): keep the output file exact across crashes.
 pub const EXACTLY_ONCE_CONFIG: &str = "exactly.once";
+/// `tasks.max` (a connector key of the runtime, present in the task configurations).
+const TASKS_MAX_CONFIG: &str = "tasks.max";
 /// `topic`: the topic the source publishes to.
 pub const TOPIC_CONFIG: &str = "topic";
 /// `batch.size`: the most records one `poll` returns.
@@ -73,12 +75,14 @@ pub fn sink_config_def() -> ConfigDef {
         .define(ConfigKey::new(
             EXACTLY_ONCE_CONFIG,
             ConfigType::Boolean,
-            KeyDefault::Value("false"),
+            KeyDefault::Null,
             Importance::Medium,
             "connect-rs only: store the file's length with each offset commit and, on start, \
              cut the file back to the committed length, so the file holds every record exactly \
              once after any crash. Needs a file and tasks.max=1; only output this connector \
-             wrote after its last commit is ever cut",
+             wrote after its last commit is ever cut. Unset: true on the embedded log (a worker \
+             without bootstrap.servers) where it applies (a file and tasks.max=1), false \
+             otherwise and always with Kafka; false: append only, as Kafka Connect",
         ))
 }
 
@@ -133,20 +137,26 @@ impl SourceSettings {
 pub(crate) struct SinkSettings {
     /// The file, or `None` for stdout.
     pub filename: Option<String>,
-    /// `exactly.once`: positions are committed and the file restored to them.
-    pub exactly_once: bool,
+    /// `exactly.once` as configured (`None`: unset, see [`SinkSettings::exact`]).
+    pub exactly_once: Option<bool>,
+    /// `tasks.max` (Kafka Connect's default 1 when absent; `None` when not a number).
+    pub tasks_max: Option<i64>,
 }
 
 impl SinkSettings {
-    /// Parses and validates the sink configuration (`exactly.once` needs a file).
+    /// Parses and validates the sink configuration (`exactly.once=true` needs a file).
     pub(crate) fn parse(props: &ConfigMap) -> Result<Self> {
         let values = parse(&sink_config_def(), props)?;
         let filename = values
             .string(FILE_CONFIG)
             .filter(|f| !f.is_empty())
             .map(str::to_owned);
-        let exactly_once = values.boolean(EXACTLY_ONCE_CONFIG).unwrap_or(false);
-        if exactly_once && filename.is_none() {
+        let exactly_once = values.boolean(EXACTLY_ONCE_CONFIG);
+        let tasks_max = match props.get(TASKS_MAX_CONFIG) {
+            None => Some(1),
+            Some(v) => v.trim().parse().ok(),
+        };
+        if exactly_once == Some(true) && filename.is_none() {
             return Err(ConnectError::config(
                 EXACTLY_ONCE_CONFIG,
                 "exactly.once=true needs a file: output to the standard output cannot be cut \
@@ -156,7 +166,15 @@ impl SinkSettings {
         Ok(Self {
             filename,
             exactly_once,
+            tasks_max,
         })
+    }
+
+    /// Whether the output is kept exact: `exactly.once` when set; unset, `default` (the
+    /// runtime's, true on the embedded log) where the mode applies: a file and one task.
+    pub(crate) fn exact(&self, default: bool) -> bool {
+        self.exactly_once
+            .unwrap_or(default && self.filename.is_some() && self.tasks_max == Some(1))
     }
 }
 
@@ -195,12 +213,26 @@ mod tests {
     }
 
     #[test]
-    fn sink_exactly_once_is_off_by_default_and_needs_a_file() {
-        let s = SinkSettings::parse(&props(&[("file", "/tmp/x")])).unwrap();
-        assert!(!s.exactly_once);
-        let s =
-            SinkSettings::parse(&props(&[("file", "/tmp/x"), ("exactly.once", "true")])).unwrap();
-        assert!(s.exactly_once);
+    fn sink_exactly_once_defaults_to_the_runtime_where_it_applies_and_needs_a_file() {
+        let exact = |pairs: &[(&str, &str)], default: bool| {
+            SinkSettings::parse(&props(pairs)).unwrap().exact(default)
+        };
+        // Unset: the runtime's default, where the mode applies (a file, one task).
+        assert!(exact(&[("file", "/tmp/x")], true));
+        assert!(exact(&[("file", "/tmp/x"), ("tasks.max", "1")], true));
+        assert!(!exact(&[("file", "/tmp/x")], false));
+        assert!(!exact(&[("file", "/tmp/x"), ("tasks.max", "2")], true));
+        assert!(!exact(&[("file", "/tmp/x"), ("tasks.max", "x")], true));
+        assert!(!exact(&[], true), "stdout");
+        // Set: as configured, whatever the runtime's default.
+        assert!(!exact(
+            &[("file", "/tmp/x"), ("exactly.once", "false")],
+            true
+        ));
+        assert!(exact(
+            &[("file", "/tmp/x"), ("exactly.once", "true")],
+            false
+        ));
         let err = SinkSettings::parse(&props(&[("exactly.once", "true")]))
             .unwrap_err()
             .to_string();

@@ -7,8 +7,9 @@
 //!   skips bytes on restart).
 //! * [`FileStreamSinkPlugin`] (`org.apache.kafka.connect.file.FileStreamSinkConnector`)
 //!   appends `String.valueOf(value)` of each record plus `\n` to a file (or stdout). With
-//!   `exactly.once=true` it commits the file's length with its offsets and cuts the file back
-//!   to it on start (see [`position`]).
+//!   `exactly.once=true` (unset: the default on the embedded log, for one task writing a file)
+//!   it commits the file's length with its offsets and cuts the file back to it on start (see
+//!   [`position`]).
 
 pub mod config;
 pub mod line_reader;

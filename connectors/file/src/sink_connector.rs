@@ -1,13 +1,14 @@
 //! The FileStream sink connector: validates its configuration and plans identical tasks.
 
 use async_trait::async_trait;
-use connect_api::{ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector};
+use connect_api::{ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector, TopicPartition};
 
 use crate::config::{SinkSettings, EXACTLY_ONCE_CONFIG};
 
 /// Kafka's `FileStreamSinkConnector`: plans `max_tasks` tasks with identical configurations.
 /// With `exactly.once=true` it refuses more than one task: several tasks appending to one
-/// file cannot cut it back to one committed length.
+/// file cannot cut it back to one committed length. (Unset, `exactly.once` is the runtime's
+/// default where it applies, decided by the task: several tasks simply append.)
 #[derive(Debug, Default)]
 pub struct FileStreamSinkConnector {
     props: ConfigMap,
@@ -24,7 +25,7 @@ impl FileStreamSinkConnector {
 #[async_trait]
 impl SinkConnector for FileStreamSinkConnector {
     async fn start(&mut self, props: &ConfigMap) -> Result<()> {
-        self.exactly_once = SinkSettings::parse(props)?.exactly_once;
+        self.exactly_once = SinkSettings::parse(props)?.exactly_once == Some(true);
         self.props = props.clone();
         Ok(())
     }
@@ -66,6 +67,17 @@ impl SinkConnector for FileStreamSinkConnector {
             )];
         }
         Vec::new()
+    }
+
+    /// Kafka's `FileStreamSinkConnector.alterOffsets`: any alteration is fine, and the
+    /// connector keeps no offsets of its own (its exactly-once position travels with the
+    /// group offsets the runtime alters).
+    fn alter_offsets(
+        &self,
+        _props: &ConfigMap,
+        _offsets: &[(TopicPartition, Option<i64>)],
+    ) -> Result<bool> {
+        Ok(true)
     }
 }
 

@@ -50,7 +50,9 @@ type WriteJob = JoinHandle<(Vec<u8>, io::Result<()>)>;
 /// With `exactly.once=true` every commit stores the file's length (after the flush) with the
 /// offsets, and `open_at` cuts the file back to the committed length before anything is
 /// written, so the file holds each record exactly once after any crash (see
-/// [`crate::position`]).
+/// [`crate::position`]). Unset, `exactly.once` is the runtime's default
+/// ([`SinkTaskContext::exact_by_default`]: true on the embedded log) where it applies: a
+/// regular (or new) file and `tasks.max=1`.
 pub struct FileStreamSinkTask {
     filename: Option<String>,
     /// `exactly.once`.
@@ -285,37 +287,43 @@ fn sync_file(file: &File) -> io::Result<()> {
 
 #[async_trait]
 impl SinkTask for FileStreamSinkTask {
-    async fn start(&mut self, _ctx: SinkTaskContext, props: &ConfigMap) -> Result<()> {
+    async fn start(&mut self, ctx: SinkTaskContext, props: &ConfigMap) -> Result<()> {
         let settings = SinkSettings::parse(props)?;
+        let exact = settings.exact(ctx.exact_by_default);
+        // The default applies to files only: a FIFO or a device cannot be cut back.
+        let by_default = settings.exactly_once.is_none();
         let filename = settings.filename;
-        let exact = settings.exactly_once;
+        let mut exact_now = exact;
         let output = match &filename {
             Some(path) => {
                 let opened = tokio::task::spawn_blocking({
                     let path = path.clone();
                     move || {
                         let path = std::path::Path::new(&path);
-                        if exact {
+                        let exact = exact && !(by_default && is_special(path));
+                        let file = if exact {
                             open_exact(path)
                         } else {
                             open_for_append(path)
-                        }
+                        };
+                        file.map(|f| (f, exact))
                     }
                 })
                 .await
                 .map_err(|e| ConnectError::Other(format!("Opening {path} failed: {e}")))?;
-                let file = opened.map_err(|e| {
+                let (file, exact) = opened.map_err(|e| {
                     ConnectError::io(
                         format!("Couldn't find or create file '{path}' for FileStreamSinkTask"),
                         e,
                     )
                 })?;
+                exact_now = exact;
                 Output::File(Arc::new(file))
             }
             None => Output::Stdout,
         };
         self.filename = filename;
-        self.exact = exact;
+        self.exact = exact_now;
         self.wrote = false;
         self.output = Some(output);
         self.buf = Vec::with_capacity(WRITE_THRESHOLD + WRITE_THRESHOLD / 4);
@@ -390,6 +398,12 @@ impl SinkTask for FileStreamSinkTask {
             .collect();
         Ok((offsets, positions))
     }
+}
+
+/// Whether `path` exists and is not a regular file (a FIFO, a device): output that cannot be
+/// cut back to a committed length.
+fn is_special(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
 /// Opens the output for exactly-once appending: nothing is cut here (`open_at` restores the
@@ -473,6 +487,7 @@ mod tests {
             connector: "file-sink".into(),
             task: 0,
             cancel: Default::default(),
+            exact_by_default: false,
         }
     }
 
@@ -791,6 +806,46 @@ mod tests {
             .unwrap();
         assert!(positions.is_empty());
         assert_eq!(std::fs::read(&path).unwrap(), b"line 0\n");
+    }
+
+    #[tokio::test]
+    async fn unset_exactly_once_follows_the_runtime_default_where_it_applies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let keeps = |pairs: &[(&str, &str)], default: bool| {
+            let mut props: ConfigMap = pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            props.insert("file".into(), path.to_str().unwrap().into());
+            async move {
+                let mut task = FileStreamSinkTask::new();
+                let ctx = SinkTaskContext {
+                    exact_by_default: default,
+                    ..ctx()
+                };
+                task.start(ctx, &props).await.unwrap();
+                let keeps = task.keeps_positions();
+                task.stop().await.unwrap();
+                keeps
+            }
+        };
+        assert!(keeps(&[], true).await, "embedded log: exact by default");
+        assert!(keeps(&[("tasks.max", "1")], true).await);
+        assert!(!keeps(&[("tasks.max", "3")], true).await, "several tasks");
+        assert!(!keeps(&[], false).await, "Kafka: append only by default");
+        assert!(!keeps(&[("exactly.once", "false")], true).await);
+        assert!(keeps(&[("exactly.once", "true")], false).await);
+
+        // A device cannot be cut back: appended to, unless exactly.once=true says otherwise.
+        let mut task = FileStreamSinkTask::new();
+        let props: ConfigMap = [("file".to_owned(), "/dev/null".to_owned())].into();
+        let ctx = SinkTaskContext {
+            exact_by_default: true,
+            ..ctx()
+        };
+        task.start(ctx, &props).await.unwrap();
+        assert!(!task.keeps_positions());
     }
 
     #[tokio::test]

@@ -1,9 +1,12 @@
 //! The FileStream source connector: validates its configuration and plans one task.
 
 use async_trait::async_trait;
-use connect_api::{ConfigMap, ConnectError, ExactlyOnceSupport, Result, SourceConnector};
+use connect_api::{
+    ConfigMap, ConnectError, ExactlyOnceSupport, Result, SourceConnector, SourceOffsetChange,
+};
 
 use crate::config::{SourceSettings, FILE_CONFIG};
+use crate::source_task::{FILENAME_FIELD, POSITION_FIELD};
 
 /// Kafka's `FileStreamSourceConnector`: always plans exactly one task whose configuration is
 /// the connector's.
@@ -56,6 +59,57 @@ impl SourceConnector for FileStreamSourceConnector {
             ExactlyOnceSupport::Supported
         })
     }
+
+    /// Kafka's `FileStreamSourceConnector.alterOffsets`: its checks in its order, with its
+    /// messages. Offsets of stdin are not tracked; a null offset is always fine (its partition
+    /// is not checked); an offset is `{"position": <non-negative integer>}` and its partition
+    /// names the `filename`.
+    fn alter_offsets(&self, props: &ConfigMap, offsets: &[SourceOffsetChange]) -> Result<bool> {
+        let settings = SourceSettings::parse(props)?;
+        if settings.filename.is_none() {
+            return Err(ConnectError::Other(
+                "Offsets cannot be modified if the 'file' configuration is unspecified. This is \
+                 because stdin is used for input and offsets are not tracked."
+                    .to_owned(),
+            ));
+        }
+        for (partition, offset) in offsets {
+            let Some(offset) = offset else {
+                continue;
+            };
+            let Some(position) = offset.get(POSITION_FIELD) else {
+                return Err(refused(
+                    "Offset objects should either be null or contain the key 'position'",
+                ));
+            };
+            // Java's `Long`: an integral JSON number that fits 64 bits.
+            let Some(position) = position.as_i64() else {
+                return Err(refused(
+                    "The value for the 'position' key in the offset is expected to be a Long value",
+                ));
+            };
+            if position < 0 {
+                return Err(refused(
+                    "The value for the 'position' key in the offset should be a non-negative value",
+                ));
+            }
+            let Some(partition) = partition else {
+                return Err(refused("Partition objects cannot be null"));
+            };
+            if !partition.contains_key(FILENAME_FIELD) {
+                return Err(refused(
+                    "Partition objects should contain the key 'filename'",
+                ));
+            }
+        }
+        // Offsets are tracked by the runtime alone.
+        Ok(true)
+    }
+}
+
+/// A refused offsets alteration, with Kafka's message.
+fn refused(message: &str) -> ConnectError {
+    ConnectError::Other(message.to_owned())
 }
 
 #[cfg(test)]
@@ -77,6 +131,85 @@ mod tests {
             .start(&ConfigMap::new())
             .await
             .is_err());
+    }
+
+    #[test]
+    fn alter_offsets_checks_as_kafka_in_its_order() {
+        let with_file: ConfigMap = [("topic", "t"), ("file", "/tmp/in")]
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let map = |v: serde_json::Value| v.as_object().cloned();
+        let c = FileStreamSourceConnector::new();
+        let check = |partition: serde_json::Value, offset: serde_json::Value| {
+            c.alter_offsets(&with_file, &[(map(partition), map(offset))])
+                .map_err(|e| e.to_string())
+        };
+        use serde_json::json;
+        let good = json!({"filename": "/tmp/in"});
+        assert_eq!(check(good.clone(), json!({"position": 6})), Ok(true));
+        assert_eq!(check(good.clone(), json!({"position": 0})), Ok(true));
+        // A null offset: its partition is not looked at.
+        assert_eq!(check(json!(null), json!(null)), Ok(true));
+        assert_eq!(check(json!({"file": "x"}), json!(null)), Ok(true));
+        let refused = [
+            (
+                good.clone(),
+                json!({"pos": 1}),
+                "Offset objects should either be null or contain the key 'position'",
+            ),
+            (
+                good.clone(),
+                json!({"position": "6"}),
+                "The value for the 'position' key in the offset is expected to be a Long value",
+            ),
+            (
+                good.clone(),
+                json!({"position": 6.5}),
+                "The value for the 'position' key in the offset is expected to be a Long value",
+            ),
+            (
+                good.clone(),
+                json!({"position": 18446744073709551615u64}),
+                "The value for the 'position' key in the offset is expected to be a Long value",
+            ),
+            (
+                good,
+                json!({"position": -1}),
+                "The value for the 'position' key in the offset should be a non-negative value",
+            ),
+            // The offset is checked before the partition.
+            (
+                json!({"file": "x"}),
+                json!({"position": -1}),
+                "The value for the 'position' key in the offset should be a non-negative value",
+            ),
+            (
+                json!(null),
+                json!({"position": 1}),
+                "Partition objects cannot be null",
+            ),
+            (
+                json!({"file": "/tmp/in"}),
+                json!({"position": 1}),
+                "Partition objects should contain the key 'filename'",
+            ),
+        ];
+        for (partition, offset, message) in refused {
+            assert_eq!(
+                check(partition.clone(), offset.clone()),
+                Err(message.to_owned()),
+                "{partition} {offset}"
+            );
+        }
+        // Without a file (stdin), nothing may be altered, not even reset.
+        let stdin: ConfigMap = [("topic".to_owned(), "t".to_owned())].into();
+        let err = c.alter_offsets(&stdin, &[]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "Offsets cannot be modified if the 'file' configuration is unspecified. This is \
+             because stdin is used for input and offsets are not tracked."
+        );
     }
 
     #[tokio::test]

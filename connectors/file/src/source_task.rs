@@ -10,6 +10,7 @@ use connect_api::{
     ConfigMap, ConnectError, ConnectRecord, Headers, InputProgress, OffsetMap, Result, Schema,
     SchemaRef, SchemaType, SourceOffset, SourceRecord, SourceTask, SourceTaskContext, Value,
 };
+use tokio::net::unix::pipe;
 use tokio::task::JoinHandle;
 
 use crate::config::SourceSettings;
@@ -42,6 +43,42 @@ enum InputState {
     Ready(Input),
     /// A blocking read runs on the blocking pool.
     Reading(JoinHandle<ReadOutcome>),
+    /// A FIFO (named pipe), opened without waiting for a writer and read without blocking a
+    /// thread: a FIFO no process writes to must not hold a thread (or the task) forever.
+    Fifo(Box<Fifo>),
+}
+
+/// An open FIFO and what its reads have shown so far.
+struct Fifo {
+    /// The FIFO, non-blocking, registered with the reactor: it says when data comes.
+    receiver: pipe::Receiver,
+    /// The same open FIFO (a duplicate descriptor), read directly: a read tells "no writer"
+    /// (end of data) from "no data yet" (`WouldBlock`) even when the reactor reported nothing
+    /// (it reports no event before the first writer comes).
+    file: File,
+    /// Bytes still to skip to reach the committed position (a FIFO cannot seek).
+    skip: u64,
+    /// Whether any byte was ever read from it.
+    had_data: bool,
+}
+
+impl Fifo {
+    /// One read without blocking. Through the reactor when it reported data, so a
+    /// `WouldBlock` clears its readiness (and the next wait really waits); else directly.
+    fn read(&self, dest: &mut [u8]) -> io::Result<usize> {
+        match self.receiver.try_io(|| (&self.file).read(dest)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => (&self.file).read(dest),
+            other => other,
+        }
+    }
+}
+
+/// What [`open_at`] found.
+enum Opened {
+    /// A file (regular or not, e.g. a character device), at the position.
+    File(File, bool),
+    /// A FIFO: opened by the task without blocking.
+    Fifo,
 }
 
 /// What happened while a `poll` waited.
@@ -60,6 +97,9 @@ enum Waited {
 ///   with U+FFFD (as Java's decoder does); key null; timestamp = wall clock.
 /// * Terminators `\n`, `\r\n`, lone `\r`; an unterminated last line waits for its terminator.
 /// * A missing file is waited for (empty batches); an unreadable one fails with an I/O error.
+/// * A FIFO is opened without waiting for a writer and read without blocking: while no
+///   process has written to it, the input counts as unavailable (as a missing file); once a
+///   writer closes it, the task waits for the next one, as it tails a file.
 /// * `poll` is cancel-safe: reads in flight and extracted records are kept in the task.
 pub struct FileStreamSourceTask {
     settings: Option<SourceSettings>,
@@ -75,6 +115,9 @@ pub struct FileStreamSourceTask {
     /// Byte position to start reading the file at (from the committed offset).
     start_position: u64,
     missing_logged: bool,
+    /// Whether the input is a FIFO that no process has written to yet (it showed end of data
+    /// before any byte).
+    fifo_without_writer: bool,
     /// Whether the input was opened since `start`.
     opened: bool,
     /// Initial line buffer size.
@@ -101,6 +144,7 @@ impl FileStreamSourceTask {
             pending: Vec::new(),
             start_position: 0,
             missing_logged: false,
+            fifo_without_writer: false,
             opened: false,
             read_capacity: DEFAULT_CAPACITY,
         }
@@ -182,12 +226,40 @@ impl FileStreamSourceTask {
         .await
         .map_err(|e| ConnectError::Other(format!("Opening file {path} failed: {e}")))?;
         match opened {
-            Ok((file, regular)) => {
+            Ok(Opened::File(file, regular)) => {
                 tracing::info!(file = %path, position, "FileStreamSourceTask opened file");
                 self.input = InputState::Ready(Box::new(file));
                 self.regular_file = regular;
                 self.lines = LineBuffer::new(self.read_capacity, position);
                 self.missing_logged = false;
+                self.opened = true;
+                Ok(true)
+            }
+            Ok(Opened::Fifo) => {
+                // Opened non-blocking: no waiting for a writer here.
+                let opened = pipe::OpenOptions::new()
+                    .open_receiver(&path)
+                    .and_then(|receiver| {
+                        let fd = std::os::fd::AsFd::as_fd(&receiver).try_clone_to_owned()?;
+                        Ok((receiver, File::from(fd)))
+                    });
+                let (receiver, file) = opened.map_err(|e| {
+                    ConnectError::io(
+                        format!("Couldn't open the FIFO {path} for FileStreamSourceTask"),
+                        e,
+                    )
+                })?;
+                tracing::info!(file = %path, position, "FileStreamSourceTask opened FIFO");
+                self.input = InputState::Fifo(Box::new(Fifo {
+                    receiver,
+                    file,
+                    skip: position,
+                    had_data: false,
+                }));
+                self.regular_file = false;
+                self.lines = LineBuffer::new(self.read_capacity, position);
+                self.missing_logged = false;
+                self.fifo_without_writer = false;
                 self.opened = true;
                 Ok(true)
             }
@@ -208,6 +280,86 @@ impl FileStreamSourceTask {
         }
     }
 
+    /// One read of the FIFO input without blocking: `None` when data was read (extract it and
+    /// read on), else the batch to hand out after waiting for a writer or for data.
+    async fn read_fifo(&mut self, batch_size: usize) -> Result<Option<Vec<SourceRecord>>> {
+        let InputState::Fifo(fifo) = &mut self.input else {
+            return Ok(None);
+        };
+        let result = loop {
+            let read = if fifo.skip > 0 {
+                // Skipping to the committed position: the bytes are read and dropped.
+                let len = usize::try_from(fifo.skip)
+                    .unwrap_or(usize::MAX)
+                    .min(64 * 1024);
+                let mut scratch = vec![0u8; len];
+                let read = fifo.read(&mut scratch);
+                if let Ok(n) = read {
+                    fifo.skip -= n as u64;
+                }
+                read
+            } else {
+                let (mut buf, offset) = self.lines.begin_read();
+                let read = match buf.get_mut(offset..) {
+                    Some(dest) => fifo.read(dest),
+                    None => Ok(0),
+                };
+                self.lines.end_read(buf, *read.as_ref().unwrap_or(&0));
+                read
+            };
+            match read {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        match result {
+            Ok(0) => {
+                // No writer has it open: none came yet, or the last one closed it. Tail, as
+                // at the end of a file; a FIFO never written to is an input not available.
+                if !fifo.had_data {
+                    self.fifo_without_writer = true;
+                }
+                if self.pending.is_empty() {
+                    self.tail_wait().await;
+                }
+                Ok(Some(self.take_batch(batch_size)))
+            }
+            Ok(_) => {
+                fifo.had_data = true;
+                self.fifo_without_writer = false;
+                Ok(None)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                // A writer has it open but wrote nothing new: wait for data (readiness, no
+                // thread held), the tailing interval at most.
+                self.fifo_without_writer = false;
+                let cancel = self
+                    .ctx
+                    .as_ref()
+                    .map(|c| c.cancel.clone())
+                    .unwrap_or_default();
+                let ready = tokio::select! {
+                    r = fifo.receiver.readable() => Some(r),
+                    _ = cancel.cancelled() => None,
+                    _ = tokio::time::sleep(TAIL_WAIT) => None,
+                };
+                match ready {
+                    // Read again: the data (or the writer's leaving) is seen by the read.
+                    Some(Ok(())) => Ok(None),
+                    Some(Err(e)) => Err(ConnectError::io(
+                        format!("Error waiting for data from {}", self.name()),
+                        e,
+                    )),
+                    None => Ok(Some(self.take_batch(batch_size))),
+                }
+            }
+            Err(e) => Err(ConnectError::io(
+                format!("Error reading from {}", self.name()),
+                e,
+            )),
+        }
+    }
+
     /// Waits the tailing interval, or less when the task is asked to stop.
     async fn tail_wait(&self) {
         match &self.ctx {
@@ -222,8 +374,13 @@ impl FileStreamSourceTask {
     }
 }
 
-/// Opens `path` and moves to byte `position`; returns the file and whether it is regular.
-fn open_at(path: &str, position: u64) -> io::Result<(File, bool)> {
+/// Opens `path` and moves to byte `position`; returns the file and whether it is regular, or
+/// that `path` is a FIFO (not opened: opening one blocks until a writer comes).
+fn open_at(path: &str, position: u64) -> io::Result<Opened> {
+    use std::os::unix::fs::FileTypeExt as _;
+    if std::fs::metadata(path)?.file_type().is_fifo() {
+        return Ok(Opened::Fifo);
+    }
     let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -248,7 +405,7 @@ fn open_at(path: &str, position: u64) -> io::Result<(File, bool)> {
             io::copy(&mut (&mut file).take(position), &mut io::sink())?;
         }
     }
-    Ok((file, regular))
+    Ok(Opened::File(file, regular))
 }
 
 /// Reads the committed position of `partition`: 0 when none.
@@ -294,6 +451,7 @@ impl SourceTask for FileStreamSourceTask {
         self.input = InputState::Closed;
         self.pending.clear();
         self.missing_logged = false;
+        self.fifo_without_writer = false;
         self.opened = false;
         self.settings = Some(settings);
         self.ctx = Some(ctx);
@@ -334,6 +492,11 @@ impl SourceTask for FileStreamSourceTask {
                         let result = read_into(&mut *input, &mut buf, offset);
                         ReadOutcome { input, buf, result }
                     }));
+                }
+                InputState::Fifo(_) => {
+                    if let Some(batch) = self.read_fifo(batch_size).await? {
+                        return Ok(batch);
+                    }
                 }
                 InputState::Reading(handle) => {
                     let waited = match &self.ctx {
@@ -385,6 +548,12 @@ impl SourceTask for FileStreamSourceTask {
     }
 
     fn input_unavailable(&self) -> Option<String> {
+        if self.fifo_without_writer {
+            return Some(format!(
+                "the FIFO {} has no writer (nothing was ever written to it)",
+                self.name()
+            ));
+        }
         (!self.opened && self.missing_logged)
             .then(|| format!("the file {} does not exist", self.name()))
     }
@@ -730,6 +899,100 @@ mod tests {
             [("hello".into(), 6)]
         );
         assert_eq!(task.input_unavailable(), None);
+    }
+
+    /// A FIFO at `path` (made with `mkfifo`).
+    fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Opens the FIFO for writing (a reader has it open, so this does not block).
+    fn fifo_writer(path: &Path) -> File {
+        OpenOptions::new().write(true).open(path).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fifo_without_writer_never_blocks_and_is_unavailable_until_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.fifo");
+        mkfifo(&path);
+        let mut task = started(&path, 100, None).await;
+        for _ in 0..2 {
+            let polled = tokio::time::timeout(Duration::from_secs(5), task.poll()).await;
+            assert!(polled.expect("poll returned").unwrap().is_empty());
+        }
+        let reason = task.input_unavailable().unwrap_or_default();
+        assert!(reason.contains("in.fifo has no writer"), "{reason}");
+
+        // A writer comes: everything it writes is read, to the end.
+        let mut writer = fifo_writer(&path);
+        writer.write_all(b"a\nbb\n").unwrap();
+        drop(writer);
+        assert_eq!(
+            lines_and_positions(&poll_n(&mut task, 2).await),
+            [("a".into(), 2), ("bb".into(), 5)]
+        );
+        assert!(task.poll().await.unwrap().is_empty(), "the writer left");
+        assert_eq!(task.input_unavailable(), None);
+
+        // The next writer's lines follow.
+        let mut writer = fifo_writer(&path);
+        writer.write_all(b"c\n").unwrap();
+        drop(writer);
+        assert_eq!(
+            lines_and_positions(&poll_n(&mut task, 1).await),
+            [("c".into(), 7)]
+        );
+        task.stop().await.unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fifo_with_an_idle_writer_waits_for_data_and_stops_promptly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.fifo");
+        mkfifo(&path);
+        let ctx = context(None);
+        let cancel = ctx.cancel.clone();
+        let mut task = FileStreamSourceTask::new();
+        task.start(ctx, &props(Some(&path), 100)).await.unwrap();
+        assert!(task.poll().await.unwrap().is_empty());
+        let mut writer = fifo_writer(&path);
+        // Open, silent: data is awaited, the input is there.
+        assert!(task.poll().await.unwrap().is_empty());
+        assert_eq!(task.input_unavailable(), None);
+        writer.write_all(b"x\n").unwrap();
+        assert_eq!(
+            lines_and_positions(&poll_n(&mut task, 1).await),
+            [("x".into(), 2)]
+        );
+        // Asked to stop while it waits for data: the poll ends at once.
+        cancel.cancel();
+        let started = std::time::Instant::now();
+        assert!(task.poll().await.unwrap().is_empty());
+        assert!(started.elapsed() < TAIL_WAIT, "{:?}", started.elapsed());
+        task.stop().await.unwrap();
+        drop(writer);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fifo_resumes_past_the_committed_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.fifo");
+        mkfifo(&path);
+        let committed = Some((partition_of(&path), position(2.into())));
+        let mut task = started(&path, 100, committed).await;
+        assert!(task.poll().await.unwrap().is_empty());
+        let mut writer = fifo_writer(&path);
+        writer.write_all(b"a\nb\n").unwrap();
+        drop(writer);
+        assert_eq!(
+            lines_and_positions(&poll_n(&mut task, 1).await),
+            [("b".into(), 4)]
+        );
     }
 
     #[tokio::test]

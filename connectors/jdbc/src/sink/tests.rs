@@ -123,6 +123,7 @@ fn ctx() -> SinkTaskContext {
         connector: "jdbc-sink".into(),
         task: 0,
         cancel: Default::default(),
+        exact_by_default: false,
     }
 }
 
