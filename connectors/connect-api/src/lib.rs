@@ -25,7 +25,8 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask,
+    identical_task_configs, ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector,
+    SinkPositions, SinkTask, MAX_IDENTICAL_TASKS,
     SinkTaskContext, SourceConnector, SourceTask, SourceTaskContext, TopicPartition,
 };
 pub use connector_context::{ConnectorContext, ConnectorControl};
