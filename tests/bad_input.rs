@@ -192,7 +192,10 @@ fn tasks_max_at_int_max_is_a_maximum_not_an_allocation() {
 
     let (code, err) = w.run_checked(&[&worker, &source, &sink]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read_to_string(&output).unwrap(), "alpha\nbeta\ngamma\n");
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "alpha\nbeta\ngamma\n"
+    );
 
     // Over REST, on a worker that keeps running.
     let r = Workdir::new();
@@ -229,4 +232,72 @@ fn tasks_max_at_int_max_is_a_maximum_not_an_allocation() {
         "{tasks}"
     );
     assert_eq!(c.get("/").status, 200, "{}", r.log());
+}
+
+/// A topic name Kafka refuses (`../../../evil`, `a/b`, 300 characters) is refused before
+/// anything runs, by `validate` and by a standalone start, naming file, line and key, with
+/// exit code 3 as every invalid connector file; nothing is written under the names.
+#[test]
+fn topic_names_kafka_refuses_are_refused_before_anything_runs() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "a\n");
+    let long = "x".repeat(300);
+    let cases = [
+        (
+            w.source("evil", &input, "../../../evil"),
+            5,
+            "topic: Topic name is invalid: '../../../evil' contains one or more characters \
+             other than ASCII alphanumerics, '.', '_' and '-'"
+                .to_owned(),
+        ),
+        (
+            w.source("long", &input, &long),
+            5,
+            format!(
+                "topic: Topic name is invalid: the length of '{long}' is longer than the max \
+                 allowed length 249"
+            ),
+        ),
+        (
+            w.sink("slash", &w.path("out.txt"), "ok,a/b"),
+            5,
+            "topics: Topic name is invalid: 'a/b' contains".to_owned(),
+        ),
+        (
+            w.write(
+                "dlq.properties",
+                "name=dlq\nconnector.class=FileStreamSink\ntopics=ok\n\
+                 errors.deadletterqueue.topic.name=..\n",
+            ),
+            4,
+            "errors.deadletterqueue.topic.name: Topic name is invalid: '..' is not allowed"
+                .to_owned(),
+        ),
+    ];
+    for (file, line, message) in &cases {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let expected = format!("{name}:{line}: {message}");
+        let out = w.run_to_exit(&[
+            "validate",
+            "--worker",
+            worker.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ]);
+        let report = stdout(&out) + &stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{report}");
+        assert!(report.contains(&expected), "{expected}\n{report}");
+
+        let (code, err) = run_failing(&w, &[&worker, file]);
+        assert_eq!(code, 3, "{err}");
+        assert!(
+            err.contains(&format!("Invalid configuration in {}", file.display())),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("line {line}: {message}")),
+            "{message}\n{err}"
+        );
+    }
+    assert!(!w.path("evil").exists() && !w.path("data").join("evil").exists());
 }
