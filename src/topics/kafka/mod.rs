@@ -98,6 +98,14 @@ impl KafkaBackend {
     pub fn cluster_id(&self) -> Result<String, TopicError> {
         group_admin::cluster_id(&self.admin_props)
     }
+
+    /// Whether `topic` exists, without creating it (blocking I/O).
+    ///
+    /// # Errors
+    /// When Kafka cannot be reached.
+    pub fn topic_exists(&self, topic: &str) -> Result<bool, TopicError> {
+        group_admin::topic_exists(&self.admin_props, topic)
+    }
 }
 
 impl TopicBackend for KafkaBackend {
