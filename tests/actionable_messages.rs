@@ -408,3 +408,81 @@ fn files_of_many_unknown_keys_load_in_linear_time() {
         "100,000 unknown connector keys took {t_big:?}, 10,000 took {t_small:?}"
     );
 }
+
+/// An unknown transform type lists every transform once (a nested class such as
+/// `InsertField$Value` by its class name, never as a bare `Key` or `Value`) and suggests only a
+/// close name.
+#[test]
+fn an_unknown_transform_type_lists_each_class_once_and_suggests_only_close_names() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let problem = |type_name: &str| -> String {
+        let c = w.write(
+            "c.properties",
+            format!(
+                "name=c\nconnector.class=FileStreamSource\ntopic=t\ntransforms=a\n\
+                 transforms.a.type={type_name}\n"
+            ),
+        );
+        let out = w.run_to_exit(&[
+            "validate",
+            "--worker",
+            worker.to_str().unwrap(),
+            c.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let report = stdout(&out);
+        let prefix = format!("{}:5: transforms.a.type: ", c.display());
+        report
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no problem on line 5:\n{report}"))
+            .to_owned()
+    };
+
+    let message = problem("Nope");
+    let (head, listed) = message
+        .split_once(" Available: ")
+        .unwrap_or_else(|| panic!("{message}"));
+    assert_eq!(
+        head,
+        "Invalid value Nope for configuration transforms.a.type: Class Nope could not be found. \
+         Failed to find any class that implements Transformation and which name matches Nope."
+    );
+    let listed: Vec<&str> = listed.split(", ").collect();
+    let mut classes: Vec<&str> = listed
+        .iter()
+        .map(|l| {
+            l.strip_suffix(')')
+                .and_then(|l| l.split_once(" ("))
+                .map_or(*l, |(_, class)| class)
+        })
+        .collect();
+    assert!(
+        classes
+            .iter()
+            .all(|c| c.starts_with("org.apache.kafka.connect.transforms.")),
+        "{listed:?}"
+    );
+    let count = classes.len();
+    classes.sort_unstable();
+    classes.dedup();
+    assert_eq!(classes.len(), count, "a class is listed twice: {listed:?}");
+    for class in ["InsertField$Key", "InsertField$Value", "Cast$Value"] {
+        let full = format!("org.apache.kafka.connect.transforms.{class}");
+        assert!(listed.contains(&full.as_str()), "{full}: {listed:?}");
+    }
+    assert!(listed.contains(&"Filter (org.apache.kafka.connect.transforms.Filter)"));
+    assert!(
+        !listed
+            .iter()
+            .any(|l| l.starts_with("Key ") || l.starts_with("Value ")),
+        "{listed:?}"
+    );
+
+    assert!(problem("Filtr").contains("matches Filtr. Did you mean 'Filter'? Available: "));
+    assert!(problem("InsertField$Value").contains(
+        "matches InsertField$Value. Did you mean \
+         'org.apache.kafka.connect.transforms.InsertField$Value'? Available: "
+    ));
+}
