@@ -281,3 +281,208 @@ fn a_conversion_failure_names_the_record() {
         "{err}"
     );
 }
+
+/// A converter setting's error (`value.converter.schemas.enable=maybe`) is reported once, on
+/// the setting's own line and key, in a worker file and in a connector file.
+#[test]
+fn a_converter_setting_error_names_its_own_line_once() {
+    let w = Workdir::new();
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             value.converter=org.apache.kafka.connect.json.JsonConverter\n\
+             listeners=http://127.0.0.1:0\n\
+             embedded.log.dir={}\n\
+             value.converter.schemas.enable=maybe\n",
+            w.path("data").display()
+        ),
+    );
+    let expected = "value.converter.schemas.enable: Invalid value maybe for configuration \
+                    value.converter.schemas.enable: Expected value to be either true or false";
+    let source = w.source("src", &w.write("in.txt", "a\n"), "t");
+    let (code, err) = w.run_checked(&[&worker, &source]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("line 5: {expected}")), "{err}");
+    assert_eq!(err.matches("Invalid value").count(), 1, "{err}");
+    let out = w.run_to_exit(&[
+        "validate",
+        "--worker",
+        worker.to_str().unwrap(),
+        source.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("line 5: {expected}")), "{err}");
+    assert_eq!(err.matches("Invalid value").count(), 1, "{err}");
+
+    let worker = w.worker("");
+    let connector = w.write(
+        "c.properties",
+        "name=c\nconnector.class=FileStreamSource\ntopic=t\n\
+         value.converter=org.apache.kafka.connect.json.JsonConverter\n\
+         value.converter.schemas.enable=maybe\n",
+    );
+    let (code, err) = w.run_checked(&[&worker, &connector]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(&format!("{}:5: {expected}", connector.display())),
+        "{err}"
+    );
+    assert_eq!(err.matches("Invalid value").count(), 1, "{err}");
+}
+
+/// The shortest of two runs of `connect-rs ARGS` in `w`, checked to succeed.
+fn best_time(w: &Workdir, args: &[String]) -> std::time::Duration {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    (0..2)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            let out = w.run_to_exit(&args);
+            let took = start.elapsed();
+            assert!(out.status.success(), "{}", stderr(&out));
+            took
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// A file of many unknown keys (a wrong file given as configuration) loads in time linear in
+/// its size: ten times the keys may not take more than twenty times as long (the same test
+/// measures both), for a worker file (10 warnings and a count) and a connector file
+/// (`validate` lists every warning).
+#[test]
+fn files_of_many_unknown_keys_load_in_linear_time() {
+    let w = Workdir::new();
+    let unknown = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("unknown.setting.number.{i}=value {i}\n"))
+            .collect()
+    };
+    let source = w.source("src", &w.write("in.txt", "a\n"), "t");
+    let base = std::fs::read_to_string(w.worker("")).unwrap();
+    let small = w.write("small.properties", base.clone() + &unknown(20_000));
+    let big = w.write("big.properties", base + &unknown(200_000));
+    let run = |worker: &Path| {
+        vec![
+            "validate".to_owned(),
+            "--worker".to_owned(),
+            worker.display().to_string(),
+            source.display().to_string(),
+        ]
+    };
+    let args = run(&big);
+    let out = w.run_to_exit(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("isn't a known config").count(), 10, "{err}");
+    assert!(err.contains("... and 199990 more warnings about"), "{err}");
+    let t_small = best_time(&w, &run(&small));
+    let t_big = best_time(&w, &args);
+    assert!(
+        t_big <= t_small * 20,
+        "200,000 unknown worker keys took {t_big:?}, 20,000 took {t_small:?}"
+    );
+
+    let worker = w.worker("");
+    let small = w.write(
+        "c-small.properties",
+        std::fs::read_to_string(&source).unwrap() + &unknown(10_000),
+    );
+    let big = w.write(
+        "c-big.properties",
+        std::fs::read_to_string(&source).unwrap() + &unknown(100_000),
+    );
+    let check = |file: &Path| {
+        vec![
+            "validate".to_owned(),
+            "--worker".to_owned(),
+            worker.display().to_string(),
+            file.display().to_string(),
+        ]
+    };
+    let t_small = best_time(&w, &check(&small));
+    let t_big = best_time(&w, &check(&big));
+    assert!(
+        t_big <= t_small * 20,
+        "100,000 unknown connector keys took {t_big:?}, 10,000 took {t_small:?}"
+    );
+}
+
+/// An unknown transform type lists every transform once (a nested class such as
+/// `InsertField$Value` by its class name, never as a bare `Key` or `Value`) and suggests only a
+/// close name.
+#[test]
+fn an_unknown_transform_type_lists_each_class_once_and_suggests_only_close_names() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let problem = |type_name: &str| -> String {
+        let c = w.write(
+            "c.properties",
+            format!(
+                "name=c\nconnector.class=FileStreamSource\ntopic=t\ntransforms=a\n\
+                 transforms.a.type={type_name}\n"
+            ),
+        );
+        let out = w.run_to_exit(&[
+            "validate",
+            "--worker",
+            worker.to_str().unwrap(),
+            c.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let report = stdout(&out);
+        let prefix = format!("{}:5: transforms.a.type: ", c.display());
+        report
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no problem on line 5:\n{report}"))
+            .to_owned()
+    };
+
+    let message = problem("Nope");
+    let (head, listed) = message
+        .split_once(" Available: ")
+        .unwrap_or_else(|| panic!("{message}"));
+    assert_eq!(
+        head,
+        "Invalid value Nope for configuration transforms.a.type: Class Nope could not be found. \
+         Failed to find any class that implements Transformation and which name matches Nope."
+    );
+    let listed: Vec<&str> = listed.split(", ").collect();
+    let mut classes: Vec<&str> = listed
+        .iter()
+        .map(|l| {
+            l.strip_suffix(')')
+                .and_then(|l| l.split_once(" ("))
+                .map_or(*l, |(_, class)| class)
+        })
+        .collect();
+    assert!(
+        classes
+            .iter()
+            .all(|c| c.starts_with("org.apache.kafka.connect.transforms.")),
+        "{listed:?}"
+    );
+    let count = classes.len();
+    classes.sort_unstable();
+    classes.dedup();
+    assert_eq!(classes.len(), count, "a class is listed twice: {listed:?}");
+    for class in ["InsertField$Key", "InsertField$Value", "Cast$Value"] {
+        let full = format!("org.apache.kafka.connect.transforms.{class}");
+        assert!(listed.contains(&full.as_str()), "{full}: {listed:?}");
+    }
+    assert!(listed.contains(&"Filter (org.apache.kafka.connect.transforms.Filter)"));
+    assert!(
+        !listed
+            .iter()
+            .any(|l| l.starts_with("Key ") || l.starts_with("Value ")),
+        "{listed:?}"
+    );
+
+    assert!(problem("Filtr").contains("matches Filtr. Did you mean 'Filter'? Available: "));
+    assert!(problem("InsertField$Value").contains(
+        "matches InsertField$Value. Did you mean \
+         'org.apache.kafka.connect.transforms.InsertField$Value'? Available: "
+    ));
+}

@@ -528,6 +528,8 @@ fn check_scenario(h: &Harness) {
         ("create-duplicate", 409),
         ("create-sink", 201),
         ("create-no-class", 400),
+        ("validate-tasks-max-zero", 200),
+        ("create-tasks-max-zero", 400),
         ("status", 200),
         ("config-put", 200),
         ("config-put-create", 201),
@@ -671,6 +673,19 @@ fn script(h: &mut Harness) {
         })),
     );
 
+    // tasks.max below its minimum: both the validation and the create list every error.
+    h.step(
+        "validate-tasks-max-zero",
+        "PUT",
+        "/connector-plugins/FileStreamSourceConnector/config/validate",
+        Some(json!({
+            "connector.class": "FileStreamSource",
+            "name": source,
+            "tasks.max": "0",
+            "topic": "t{sfx}",
+        })),
+    );
+
     // Create, duplicate, invalid.
     h.step(
         "create-source",
@@ -708,6 +723,13 @@ fn script(h: &mut Harness) {
         "/connectors",
         Some(json!({"name": "bad{sfx}", "config": {
             "connector.class": "FileStreamSource", "tasks.max": "x", "topic": "t{sfx}"}})),
+    );
+    h.step(
+        "create-tasks-max-zero",
+        "POST",
+        "/connectors",
+        Some(json!({"name": "bad{sfx}", "config": {
+            "connector.class": "FileStreamSource", "tasks.max": "0", "topic": "t{sfx}"}})),
     );
     h.step(
         "create-no-name",

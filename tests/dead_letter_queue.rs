@@ -307,6 +307,86 @@ fn source_dead_letters_what_its_transform_refuses(env: &Env) {
     assert_eq!(sorted_lines(&output), expected);
 }
 
+/// `dlq replay` of a topic that does not exist is refused (exit 1, as `topics read`), replays
+/// nothing and creates nothing.
+fn replay_of_an_unknown_topic_is_refused(env: &Env) -> (String, PathBuf, Workdir) {
+    let w = Workdir::new();
+    let worker = env.worker(&w);
+    // A job first, so that the topics exist and the replay is the only one that could add one.
+    let input = w.write("in.txt", "1\n2\n");
+    let source = w.source("src", &input, &env.topic);
+    let (code, err) = w.run_checked(&[&worker, &source]);
+    assert_eq!(code, 0, "{err}");
+    let out = w
+        .command(&[
+            "dlq",
+            "replay",
+            "--worker",
+            &worker.display().to_string(),
+            "--topic",
+            &env.dlq,
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!stdout(&out).contains("Replayed"), "{}", stdout(&out));
+    (err, worker, w)
+}
+
+#[test]
+fn embedded_replay_of_an_unknown_topic_is_refused() {
+    let env = Env::new(None);
+    let (err, worker, w) = replay_of_an_unknown_topic_is_refused(&env);
+    assert!(
+        err.contains(&format!("Topic {} does not exist in ", env.dlq)),
+        "{err}"
+    );
+    let out = w
+        .command(&["topics", "--worker", &worker.display().to_string(), "list"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let topics: Vec<String> = stdout(&out)
+        .lines()
+        .filter_map(|l| l.split('\t').next())
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(topics, [env.topic.as_str()], "{}", stdout(&out));
+}
+
+#[test]
+fn kafka_replay_of_an_unknown_topic_is_refused() {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let b = broker();
+    let env = Env::new(Some(&b));
+    let (err, _, _w) = replay_of_an_unknown_topic_is_refused(&env);
+    assert!(
+        err.contains(&format!(
+            "Topic {} does not exist in Kafka at {}",
+            env.dlq,
+            b.bootstrap()
+        )),
+        "{err}"
+    );
+    let client: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", b.bootstrap())
+        .create()
+        .unwrap();
+    let metadata = client
+        .fetch_metadata(None, std::time::Duration::from_secs(30))
+        .unwrap();
+    assert!(
+        metadata.topics().iter().any(|t| t.name() == env.topic),
+        "the job's topic is listed"
+    );
+    assert!(
+        !metadata.topics().iter().any(|t| t.name() == env.dlq),
+        "{} was created",
+        env.dlq
+    );
+}
+
 #[test]
 fn embedded_sink_with_tolerance_all_dead_letters_and_replays() {
     sink_tolerates_dead_letters_and_replays(&Env::new(None));

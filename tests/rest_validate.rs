@@ -457,3 +457,86 @@ fn validate_reports_every_problem_on_its_key() {
     assert_eq!(r.status, 400, "{}", r.body);
     assert_eq!(r.json()["error_code"], 400);
 }
+
+/// Topic names Kafka refuses (`Topic.validate`) are refused at validation: the source's
+/// `topic`, each `topics` entry of a sink, and the dead letter queue topic; validate answers
+/// them on their key and a create is a 400 with the same message (Kafka Connect accepts them
+/// and the task fails on its first write).
+#[test]
+fn topic_names_kafka_refuses_are_refused_at_validation() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let run = start(&w, &[&worker]);
+    let c = run.client;
+    let chars = |name: &str| {
+        format!(
+            "Topic name is invalid: '{name}' contains one or more characters other than ASCII \
+             alphanumerics, '.', '_' and '-'"
+        )
+    };
+    let long = "x".repeat(300);
+    let cases: [(&str, Value, &str, String); 5] = [
+        (
+            "FileStreamSource",
+            json!({"topic": "../../../evil", "file": "/tmp/in.txt"}),
+            "topic",
+            chars("../../../evil"),
+        ),
+        (
+            "FileStreamSource",
+            json!({"topic": long}),
+            "topic",
+            format!(
+                "Topic name is invalid: the length of '{long}' is longer than the max allowed \
+                 length 249"
+            ),
+        ),
+        (
+            "FileStreamSink",
+            json!({"topics": "ok,a/b"}),
+            "topics",
+            chars("a/b"),
+        ),
+        (
+            "FileStreamSink",
+            json!({"topics": "ok", "errors.deadletterqueue.topic.name": ".."}),
+            "errors.deadletterqueue.topic.name",
+            "Topic name is invalid: '..' is not allowed".to_owned(),
+        ),
+        (
+            "FileStreamSource",
+            json!({"topic": "ok", "errors.deadletterqueue.topic.name": "dlq/x"}),
+            "errors.deadletterqueue.topic.name",
+            chars("dlq/x"),
+        ),
+    ];
+    for (class, extra, key, message) in cases {
+        let mut body = json!({"name": "bad", "connector.class": class});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let r = c.put(
+            &format!("/connector-plugins/{class}/config/validate"),
+            &body,
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        let infos = r.json();
+        assert_eq!(infos["error_count"], 1, "{key}: {infos}");
+        assert_eq!(config(&infos, key)["value"]["errors"], json!([message]));
+
+        let r = c.post("/connectors", &json!({"name": "bad", "config": body}));
+        check(
+            &r,
+            400,
+            &error(
+                400,
+                &format!(
+                    "Connector configuration is invalid and contains the following 1 error(s):\n\
+                     {message}\nYou can also find the above list of errors at the endpoint \
+                     `/connector-plugins/{{connectorType}}/config/validate`"
+                ),
+            ),
+        );
+    }
+    check(&c.get("/connectors"), 200, &json!([]));
+}

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use tokio::time::Instant;
 
+use super::standalone::Topics;
 use super::{CommandError, EXIT_STARTUP, EXIT_USAGE};
 use crate::cli::{DlqAction, DlqArgs};
 use crate::plugins::PluginRegistry;
@@ -71,7 +72,8 @@ pub fn replayed(r: &ConsumedRecord, to: Option<&str>) -> anyhow::Result<Producer
 /// Runs `dlq`.
 ///
 /// # Errors
-/// A worker file or topic access problem (exit 2), a record without an original topic (1).
+/// A worker file or topic access problem (exit 2); a topic that does not exist, or a record
+/// without an original topic (1).
 pub async fn run(args: DlqArgs) -> Result<(), CommandError> {
     let DlqAction::Replay { worker, topic, to } = args.action;
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
@@ -80,6 +82,31 @@ pub async fn run(args: DlqArgs) -> Result<(), CommandError> {
         super::standalone::load_worker(&worker, crate::config::WorkerMode::Standalone, &plugins)
             .map_err(startup)?;
     let topics = super::standalone::open_topics(&config).map_err(startup)?;
+    // As `topics read`: an unknown topic is refused before anything is created (subscribing to
+    // it would create it, on the embedded log and on a broker that auto-creates topics).
+    let missing = match &topics {
+        Topics::Local(log) => (!log.topics().iter().any(|t| t.name == topic))
+            .then(|| config.embedded_log_dir().display().to_string()),
+        Topics::Kafka(kafka) => {
+            let (lookup, name) = (kafka.clone(), topic.clone());
+            let exists = tokio::task::spawn_blocking(move || lookup.topic_exists(&name))
+                .await
+                .map_err(|e| startup(anyhow!("The topic lookup failed: {e}")))
+                .and_then(|r| r.map_err(|e| startup(e.into())));
+            match exists {
+                Ok(true) => None,
+                Ok(false) => Some(format!("Kafka at {}", kafka.bootstrap_servers())),
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    if let Some(place) = missing {
+        topics.close().await;
+        return Err(CommandError::new(
+            EXIT_USAGE,
+            anyhow!("Topic {topic} does not exist in {place}"),
+        ));
+    }
     let result = replay(&topics.backend(), &topic, to.as_deref()).await;
     topics.close().await;
     let n = result?;

@@ -161,14 +161,13 @@ pub fn check_files(files: &[PathBuf], worker: &WorkerConfig, plugins: &PluginReg
     checks
 }
 
-/// `warnings` once each, by line.
+/// `warnings` once each (the first of equal ones), by line; linear in their number.
 fn dedup(warnings: Vec<ConfigWarning>) -> Vec<ConfigWarning> {
-    let mut out: Vec<ConfigWarning> = Vec::with_capacity(warnings.len());
-    for w in warnings {
-        if !out.contains(&w) {
-            out.push(w);
-        }
-    }
+    let mut seen = std::collections::HashSet::with_capacity(warnings.len());
+    let mut out: Vec<ConfigWarning> = warnings
+        .into_iter()
+        .filter(|w| seen.insert(w.clone()))
+        .collect();
     out.sort_by_key(|w| w.origin.line);
     out
 }

@@ -2,7 +2,7 @@
 //! configured once at start-up, so that a wrong class or setting is a start-up failure blamed
 //! on the worker file, even when no connector (which would inherit them) is given yet.
 
-use crate::config::{ConfigError, ConfigProblem, WorkerConfig};
+use crate::config::{converter_error, ConfigError, ConfigProblem, WorkerConfig};
 use crate::plugins::PluginRegistry;
 
 /// Checks the worker's three converters.
@@ -14,37 +14,37 @@ pub fn check_worker_converters(
     worker: &WorkerConfig,
     plugins: &PluginRegistry,
 ) -> Result<(), ConfigError> {
+    let raw = worker.raw();
+    // A converter setting's problem is on its own line; the class's otherwise.
+    let problem = |class_key: &str, (key, message): (String, String)| {
+        let origin = raw
+            .origin(&key)
+            .cloned()
+            .unwrap_or_else(|| raw.origin_or_source(class_key));
+        ConfigProblem::for_key(origin, key, message)
+    };
     let mut problems = Vec::new();
     for (key, class, is_key) in [
         ("key.converter", worker.key_converter_class(), true),
         ("value.converter", worker.value_converter_class(), false),
     ] {
         let props = worker.originals_with_prefix(&format!("{key}."));
-        let result = plugins
-            .converter(class)
-            .map_err(|e| e.to_string())
-            .and_then(|mut c| c.configure(&props, is_key).map_err(|e| e.to_string()));
-        if let Err(e) = result {
-            problems.push(ConfigProblem::for_key(
-                worker.raw().origin_or_source(key),
-                key,
-                e,
-            ));
-        }
+        let error = match plugins.converter(class) {
+            Err(e) => Some((key.to_owned(), e.to_string())),
+            Ok(mut c) => c
+                .configure(&props, is_key)
+                .err()
+                .map(|e| converter_error(key, &e)),
+        };
+        problems.extend(error.map(|e| problem(key, e)));
     }
     let key = "header.converter";
     let props = worker.originals_with_prefix("header.converter.");
-    let result = plugins
-        .header_converter(worker.header_converter_class())
-        .map_err(|e| e.to_string())
-        .and_then(|mut c| c.configure(&props).map_err(|e| e.to_string()));
-    if let Err(e) = result {
-        problems.push(ConfigProblem::for_key(
-            worker.raw().origin_or_source(key),
-            key,
-            e,
-        ));
-    }
+    let error = match plugins.header_converter(worker.header_converter_class()) {
+        Err(e) => Some((key.to_owned(), e.to_string())),
+        Ok(mut c) => c.configure(&props).err().map(|e| converter_error(key, &e)),
+    };
+    problems.extend(error.map(|e| problem(key, e)));
     if problems.is_empty() {
         Ok(())
     } else {

@@ -573,6 +573,30 @@ fn check_sink(raw: &RawConfig, problems: &mut Vec<ConfigProblem>) {
     }
 }
 
+/// Kafka's topic name rules on the topics a configuration names literally: each `topics`
+/// entry of a sink and the dead letter queue topic (an empty one means none). Kafka Connect
+/// does not check them when it validates; the task fails on its first write or subscription.
+fn check_topic_names(raw: &RawConfig, kind: ConnectorKind, problems: &mut Vec<ConfigProblem>) {
+    let mut check = |key: &str, name: &str| {
+        if let Some(message) = connect_api::topic_name_problem(name) {
+            problems.push(ConfigProblem::for_key(
+                raw.origin_or_source(key),
+                key,
+                message,
+            ));
+        }
+    };
+    if kind == ConnectorKind::Sink {
+        for topic in list_of(raw, "topics") {
+            check("topics", &topic);
+        }
+    }
+    let dlq = "errors.deadletterqueue.topic.name";
+    if let Some(name) = raw.get(dlq).map(str::trim).filter(|d| !d.is_empty()) {
+        check(dlq, name);
+    }
+}
+
 /// The dead letter queue keys a source connector accepts (connect-rs's extension; Kafka
 /// Connect has them for sinks only).
 pub const SOURCE_DLQ_KEYS: [&str; 3] = [
@@ -661,6 +685,7 @@ impl ConnectorConfig {
         if kind == ConnectorKind::Source {
             check_source_dlq(raw, &mut problems);
         }
+        check_topic_names(raw, kind, &mut problems);
         match values {
             Some(values) if problems.is_empty() => Ok(Self {
                 kind,

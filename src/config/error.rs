@@ -68,7 +68,7 @@ impl fmt::Display for ConfigProblem {
 /// A non-fatal remark about a configuration (unknown key, ignored key, duplicate key).
 ///
 /// Kafka Connect only logs such things; so does connect-rs: see [`log_warnings`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ConfigWarning {
     /// Where the key was read.
     pub origin: Origin,
@@ -87,7 +87,7 @@ impl fmt::Display for ConfigWarning {
 
 /// Warnings logged per call at most; the rest are counted in one last line (a wrong file
 /// given as a configuration should not bury the error under hundreds of lines).
-const MAX_LOGGED_WARNINGS: usize = 10;
+pub(crate) const MAX_LOGGED_WARNINGS: usize = 10;
 
 /// Logs the warnings at WARN level through `tracing`, with `file`, `line` and `key` fields;
 /// after [`MAX_LOGGED_WARNINGS`] one line says how many more there are.

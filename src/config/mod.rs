@@ -28,7 +28,7 @@ pub use self::origin::Origin;
 pub use self::properties::parse_properties;
 pub use self::raw::{RawConfig, RawEntry};
 pub use self::toml::parse_toml;
-pub use self::validate::{has_known_prefix, KNOWN_PREFIXES};
+pub use self::validate::{converter_error, has_known_prefix, with_full_key, KNOWN_PREFIXES};
 pub use self::worker::{
     common_worker_def, distributed_worker_def, standalone_worker_def, worker_def, WorkerConfig,
     WorkerMode, DEFAULT_EMBEDDED_LOG_DIR, DEFAULT_HEADER_CONVERTER, DEFAULT_OFFSETS_FILE_NAME,

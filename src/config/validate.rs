@@ -1,6 +1,8 @@
 //! Shared validation steps: parsing a `RawConfig` against a `ConfigDef` with located problems,
 //! checking keys whose names are only known at run time, and warning about unknown keys.
 
+use std::collections::HashSet;
+
 use connect_api::config_def::parse_value;
 use connect_api::{ConfigDef, ConfigIssue, ConfigType, ConfigValue, ConfigValues};
 
@@ -97,24 +99,66 @@ pub(crate) fn invalid(raw: &RawConfig, key: &str, value: &str, reason: &str) -> 
     )
 }
 
+/// A message of a plugin's own `ConfigDef` or `configure` about its key `key`, rewritten to
+/// name the full key under `prefix` (`spec` → `transforms.cast.spec`, `schemas.enable` →
+/// `value.converter.schemas.enable`), as Kafka Connect's enriched definitions do.
+pub fn with_full_key(message: &str, key: &str, prefix: &str) -> String {
+    let full = format!("{prefix}{key}");
+    message
+        .replace(
+            &format!("for configuration {key}:"),
+            &format!("for configuration {full}:"),
+        )
+        .replace(&format!("\"{key}\""), &format!("\"{full}\""))
+}
+
+/// The key and message of an error of the converter configured by `class_key`
+/// (`value.converter`): a converter setting's error is about `<class_key>.<setting>`, in the
+/// converter's own words with the full key; any other error is about `class_key` itself.
+pub fn converter_error(class_key: &str, error: &connect_api::ConnectError) -> (String, String) {
+    match error {
+        connect_api::ConnectError::Config { key, message } if !key.is_empty() => {
+            let prefix = format!("{class_key}.");
+            (
+                format!("{prefix}{key}"),
+                with_full_key(message, key, &prefix),
+            )
+        }
+        other => (class_key.to_owned(), other.to_string()),
+    }
+}
+
+/// Unknown keys of one source that get a "Did you mean" (the ones [`log_warnings`] shows, with
+/// a margin): a suggestion costs an edit distance to every defined key, and a wrong file of
+/// hundreds of thousands of keys must load in time linear in its size, with a small factor.
+///
+/// [`log_warnings`]: super::log_warnings
+pub(crate) const MAX_SUGGESTED: usize = 2 * super::error::MAX_LOGGED_WARNINGS;
+
 /// One warning per key of `raw` that `def` does not define, that has no known prefix and
-/// that `special` does not explain; `special` may return its own message for a key.
+/// that `special` does not explain; `special` may return its own message for a key. The
+/// first [`MAX_SUGGESTED`] unknown keys get a "Did you mean" where one is close.
 pub(crate) fn unknown_key_warnings(
     raw: &RawConfig,
     def: &ConfigDef,
     special: impl Fn(&str) -> Option<String>,
 ) -> Vec<ConfigWarning> {
+    let defined: HashSet<&str> = def.keys().iter().map(|k| k.name).collect();
     let mut warnings = Vec::new();
+    let mut unknown = 0usize;
     for (key, entry) in raw.iter() {
         let message = if let Some(m) = special(key) {
             m
-        } else if def.key(key).is_some() || has_known_prefix(key) {
+        } else if defined.contains(key) || has_known_prefix(key) {
             continue;
         } else {
-            format!(
-                "The configuration '{key}' was supplied but isn't a known config.{}",
+            unknown += 1;
+            let hint = if unknown <= MAX_SUGGESTED {
                 suggestion(key, def)
-            )
+            } else {
+                String::new()
+            };
+            format!("The configuration '{key}' was supplied but isn't a known config.{hint}")
         };
         warnings.push(ConfigWarning {
             origin: entry.origin.clone(),
@@ -201,6 +245,29 @@ mod tests {
             "{}",
             w[1].message
         );
+    }
+
+    #[test]
+    fn only_the_first_unknown_keys_get_a_suggestion() {
+        let mut raw = RawConfig::new("w.properties");
+        for i in 0..MAX_SUGGESTED + 2 {
+            raw.insert(format!("knwon{i}"), "1", Some(i + 1));
+        }
+        let def = ConfigDef::new().define(ConfigKey::new(
+            "known1",
+            ConfigType::Int,
+            Default::Null,
+            Importance::Low,
+            "",
+        ));
+        let w = unknown_key_warnings(&raw, &def, |_| None);
+        assert_eq!(w.len(), MAX_SUGGESTED + 2);
+        assert!(w[..MAX_SUGGESTED]
+            .iter()
+            .all(|w| w.message.ends_with(" Did you mean 'known1'?")));
+        assert!(w[MAX_SUGGESTED..]
+            .iter()
+            .all(|w| w.message.ends_with("isn't a known config.")));
     }
 
     #[test]

@@ -283,36 +283,44 @@ fn check_converters(
     plugins: &PluginRegistry,
     [key, value, header]: [&ConverterConfig; 3],
 ) -> Result<(), SpecError> {
-    let origin = |name: &str| match config.raw().origin(name) {
-        Some(o) => o.to_string(),
-        None => worker.origin(name).map_or_else(
-            || worker.raw().source().display().to_string(),
-            ToString::to_string,
-        ),
+    // Where `name` was set: the connector file, else the worker file (inherited converters).
+    let origin = |name: &str| {
+        config
+            .raw()
+            .origin(name)
+            .or_else(|| worker.origin(name))
+            .map(ToString::to_string)
+    };
+    // A converter setting's problem is on its own line; the class's otherwise.
+    let describe = |class_key: &str, (key, message): (String, String)| {
+        let at = origin(&key)
+            .or_else(|| origin(class_key))
+            .unwrap_or_else(|| worker.raw().source().display().to_string());
+        format!("  {at}: {key}: {message}")
     };
     let mut problems = Vec::new();
     for (name, conv, is_key) in [
         ("key.converter", key, true),
         ("value.converter", value, false),
     ] {
-        let result = plugins
-            .converter(&conv.class)
-            .map_err(|e| e.to_string())
-            .and_then(|mut c| c.configure(&conv.props, is_key).map_err(|e| e.to_string()));
-        if let Err(e) = result {
-            problems.push(format!("  {}: {name}: {e}", origin(name)));
-        }
+        let error = match plugins.converter(&conv.class) {
+            Err(e) => Some((name.to_owned(), e.to_string())),
+            Ok(mut c) => c
+                .configure(&conv.props, is_key)
+                .err()
+                .map(|e| config::converter_error(name, &e)),
+        };
+        problems.extend(error.map(|e| describe(name, e)));
     }
-    let result = plugins
-        .header_converter(&header.class)
-        .map_err(|e| e.to_string())
-        .and_then(|mut c| c.configure(&header.props).map_err(|e| e.to_string()));
-    if let Err(e) = result {
-        problems.push(format!(
-            "  {}: header.converter: {e}",
-            origin("header.converter")
-        ));
-    }
+    let name = "header.converter";
+    let error = match plugins.header_converter(&header.class) {
+        Err(e) => Some((name.to_owned(), e.to_string())),
+        Ok(mut c) => c
+            .configure(&header.props)
+            .err()
+            .map(|e| config::converter_error(name, &e)),
+    };
+    problems.extend(error.map(|e| describe(name, e)));
     if problems.is_empty() {
         Ok(())
     } else {

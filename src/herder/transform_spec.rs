@@ -52,19 +52,6 @@ fn sub_map(raw: &RawConfig, prefix: &str) -> ConfigMap {
         .collect()
 }
 
-/// A message of a transform's own `ConfigDef` or `configure`, about its key `key`, rewritten to
-/// name the full key (`spec` → `transforms.cast.spec`) as Kafka Connect's enriched definition
-/// does.
-fn with_full_key(message: &str, key: &str, prefix: &str) -> String {
-    let full = format!("{prefix}{key}");
-    message
-        .replace(
-            &format!("for configuration {key}:"),
-            &format!("for configuration {full}:"),
-        )
-        .replace(&format!("\"{key}\""), &format!("\"{full}\""))
-}
-
 /// Collects the problems and warnings of one plugin's keys under `prefix`.
 struct Checker<'a> {
     raw: &'a RawConfig,
@@ -108,7 +95,7 @@ impl Checker<'_> {
         if let Err(issues) = def.parse(props) {
             for issue in issues {
                 let full = format!("{prefix}{}", issue.key);
-                let message = with_full_key(&issue.message, &issue.key, prefix);
+                let message = crate::config::with_full_key(&issue.message, &issue.key, prefix);
                 self.problem(&full, message);
             }
             return;
@@ -122,7 +109,7 @@ impl Checker<'_> {
                 }
                 ConnectError::Config { key, message } => {
                     let full = format!("{prefix}{key}");
-                    let message = with_full_key(&message, &key, prefix);
+                    let message = crate::config::with_full_key(&message, &key, prefix);
                     self.problem(&full, message);
                 }
                 other => self.problem(&format!("{prefix}type"), other.to_string()),

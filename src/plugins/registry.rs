@@ -56,7 +56,8 @@ pub struct RegistryError {
     pub kind: &'static str,
     /// The name asked for.
     pub name: String,
-    /// The plugins of that kind, as `Alias (fully.qualified.Name)`, comma-separated.
+    /// The plugins of that kind, each once, comma-separated: `Alias (fully.qualified.Name)`,
+    /// or the class name alone when its simple name is no alias of it alone.
     pub available: String,
     /// ` Did you mean 'X'?` for a close name of that kind, else empty.
     pub suggestion: String,
@@ -234,20 +235,62 @@ impl PluginRegistry {
             .map(|i| &self.entries[i])
     }
 
+    /// The error for a `name` of `group` that names no plugin: every plugin of the group once,
+    /// as `Alias (fully.qualified.Name)` when its simple name is an alias of it alone, else by
+    /// its class name (`org.apache.kafka.connect.transforms.Cast$Key`: `Key` names a dozen
+    /// classes); a suggestion only for a close name.
     fn not_found(&self, group: Group, name: &str) -> RegistryError {
         let mut available: Vec<String> = self
             .entries
             .iter()
-            .filter(|e| groups(e.desc.kind, e.converter()).contains(&group))
-            .map(|e| format!("{} ({})", simple_name(e.desc.class_name), e.desc.class_name))
+            .enumerate()
+            .filter(|(_, e)| groups(e.desc.kind, e.converter()).contains(&group))
+            .map(|(i, e)| {
+                let class = e.desc.class_name;
+                let simple = simple_name(class);
+                match self.names.get(&(group, simple.to_owned())) {
+                    Some(Some(j)) if *j == i && simple != class => format!("{simple} ({class})"),
+                    _ => class.to_owned(),
+                }
+            })
             .collect();
         available.sort();
+        available.dedup();
         RegistryError {
             kind: group.interface(),
             name: name.to_owned(),
             available: available.join(", "),
-            suggestion: crate::suggest::did_you_mean(name, self.names_of(group)),
+            suggestion: self.suggestion(group, name),
         }
+    }
+
+    /// ` Did you mean 'X'?` for a name close to `name`: an alias or class name of `group`, or
+    /// the class name of a nested class given (or misspelled) without its package
+    /// (`InsertField$Value` → `org.apache.kafka.connect.transforms.InsertField$Value`).
+    fn suggestion(&self, group: Group, name: &str) -> String {
+        let direct = crate::suggest::did_you_mean(name, self.names_of(group));
+        if !direct.is_empty() {
+            return direct;
+        }
+        let nested: Vec<(&str, &str)> = self
+            .entries
+            .iter()
+            .filter(|e| groups(e.desc.kind, e.converter()).contains(&group))
+            .map(|e| e.desc.class_name)
+            .filter(|class| class.contains('$'))
+            .map(|class| (class.rsplit('.').next().unwrap_or(class), class))
+            .collect();
+        let wanted = name.trim();
+        let short = nested
+            .iter()
+            .find(|(short, _)| *short == wanted)
+            .map(|(short, _)| *short)
+            .or_else(|| crate::suggest::closest(wanted, nested.iter().map(|(s, _)| *s)));
+        nested
+            .iter()
+            .find(|(s, _)| Some(*s) == short)
+            .map(|(_, class)| format!(" Did you mean '{class}'?"))
+            .unwrap_or_default()
     }
 
     /// Every unambiguous name (class name or alias) of `group`, sorted.
@@ -434,5 +477,33 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("FileStreamSinkConnector"), "{message}");
+    }
+
+    #[test]
+    fn nested_classes_are_listed_once_by_class_name_and_far_names_get_no_suggestion() {
+        let r = PluginRegistry::builtin();
+        let e = r.transformation("Nope").err().unwrap();
+        assert_eq!(e.suggestion, "");
+        let listed: Vec<&str> = e.available.split(", ").collect();
+        assert!(listed.contains(&"org.apache.kafka.connect.transforms.InsertField$Value"));
+        assert!(listed.contains(&"Filter (org.apache.kafka.connect.transforms.Filter)"));
+        assert!(
+            !listed
+                .iter()
+                .any(|l| l.starts_with("Key") || l.starts_with("Value ")),
+            "{listed:?}"
+        );
+        let mut unique = listed.clone();
+        unique.dedup();
+        assert_eq!(unique, listed);
+
+        let hint = |name: &str| r.transformation(name).err().unwrap().suggestion;
+        assert_eq!(hint("Filtr"), " Did you mean 'Filter'?");
+        for name in ["InsertField$Value", "InsertFeld$Value"] {
+            assert_eq!(
+                hint(name),
+                " Did you mean 'org.apache.kafka.connect.transforms.InsertField$Value'?"
+            );
+        }
     }
 }

@@ -238,3 +238,33 @@ pub trait SinkTask: Send {
         Ok((offsets, SinkPositions::new()))
     }
 }
+
+/// The most tasks [`identical_task_configs`] plans. `tasks.max` is a maximum ("the connector
+/// may create fewer tasks"): a sink whose tasks all get the same configuration would
+/// otherwise plan one task, a consumer and an open output per unit of `tasks.max`, and
+/// `tasks.max=2147483647` would exhaust memory. A sink task needs a partition of its own to
+/// do any work, and topics with more partitions than this are rare.
+pub const MAX_IDENTICAL_TASKS: usize = 256;
+
+/// `min(max_tasks, MAX_IDENTICAL_TASKS)` copies of `props`: the plan of a sink connector whose
+/// tasks are all alike (Kafka's `FileStreamSinkConnector` and `JdbcSinkConnector` plan
+/// `max_tasks` copies). Nothing is sized by `max_tasks` itself.
+pub fn identical_task_configs(props: &ConfigMap, max_tasks: usize) -> Vec<ConfigMap> {
+    vec![props.clone(); max_tasks.min(MAX_IDENTICAL_TASKS)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_task_configs_are_bounded_not_sized_by_tasks_max() {
+        let props: ConfigMap = [("k".to_owned(), "v".to_owned())].into();
+        assert_eq!(identical_task_configs(&props, 0).len(), 0);
+        assert_eq!(identical_task_configs(&props, 3), vec![props.clone(); 3]);
+        assert_eq!(
+            identical_task_configs(&props, i32::MAX as usize).len(),
+            MAX_IDENTICAL_TASKS
+        );
+    }
+}

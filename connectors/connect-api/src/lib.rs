@@ -17,6 +17,7 @@ pub mod plugin;
 pub mod record;
 pub mod schema;
 pub mod source_offset;
+pub mod topic;
 pub mod transformation;
 pub mod value;
 
@@ -25,9 +26,9 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask,
-    SinkTaskContext, SourceConnector, SourceOffsetChange, SourceTask, SourceTaskContext,
-    TopicPartition,
+    identical_task_configs, ExactlyOnceSupport, InputProgress, OffsetReader, SinkConnector,
+    SinkPositions, SinkTask, SinkTaskContext, SourceConnector, SourceOffsetChange, SourceTask,
+    SourceTaskContext, TopicPartition, MAX_IDENTICAL_TASKS,
 };
 pub use connector_context::{ConnectorContext, ConnectorControl};
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};
@@ -37,6 +38,7 @@ pub use plugin::{PluginDesc, PluginKind, SinkPlugin, SourcePlugin};
 pub use record::{ConnectRecord, OffsetMap, SinkRecord, SourceRecord, TimestampType};
 pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, SchemaType};
 pub use source_offset::SourceOffset;
+pub use topic::topic_name_problem;
 pub use transformation::{
     Predicate, PredicatePlugin, RecordContext, Transformation, TransformationPlugin,
 };

@@ -1,11 +1,15 @@
 //! The FileStream sink connector: validates its configuration and plans identical tasks.
 
 use async_trait::async_trait;
-use connect_api::{ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector, TopicPartition};
+use connect_api::{
+    identical_task_configs, ConfigIssue, ConfigMap, ConnectError, Result, SinkConnector,
+    TopicPartition,
+};
 
 use crate::config::{SinkSettings, EXACTLY_ONCE_CONFIG};
 
-/// Kafka's `FileStreamSinkConnector`: plans `max_tasks` tasks with identical configurations.
+/// Kafka's `FileStreamSinkConnector`: plans `max_tasks` tasks with identical configurations
+/// (at most [`connect_api::MAX_IDENTICAL_TASKS`]).
 /// With `exactly.once=true` it refuses more than one task: several tasks appending to one
 /// file cannot cut it back to one committed length. (Unset, `exactly.once` is the runtime's
 /// default where it applies, decided by the task: several tasks simply append.)
@@ -40,7 +44,7 @@ impl SinkConnector for FileStreamSinkConnector {
                 ),
             ));
         }
-        Ok(vec![self.props.clone(); max_tasks])
+        Ok(identical_task_configs(&self.props, max_tasks))
     }
 
     async fn stop(&mut self) -> Result<()> {

@@ -2,10 +2,11 @@
 
 use async_trait::async_trait;
 use connect_api::{
-    ConfigMap, ConnectError, ExactlyOnceSupport, Result, SourceConnector, SourceOffsetChange,
+    topic_name_problem, ConfigIssue, ConfigMap, ConnectError, ExactlyOnceSupport, Result,
+    SourceConnector, SourceOffsetChange,
 };
 
-use crate::config::{SourceSettings, FILE_CONFIG};
+use crate::config::{SourceSettings, FILE_CONFIG, TOPIC_CONFIG};
 use crate::source_task::{FILENAME_FIELD, POSITION_FIELD};
 
 /// Kafka's `FileStreamSourceConnector`: always plans exactly one task whose configuration is
@@ -47,6 +48,18 @@ impl SourceConnector for FileStreamSourceConnector {
 
     async fn stop(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    /// `topic` must be a name Kafka accepts (an empty one is refused by its definition).
+    fn validate(&self, props: &ConfigMap) -> Vec<ConfigIssue> {
+        props
+            .get(TOPIC_CONFIG)
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .and_then(topic_name_problem)
+            .map(|message| ConfigIssue::new(TOPIC_CONFIG, message))
+            .into_iter()
+            .collect()
     }
 
     /// Supported when reading a file (offsets let it resume at the same byte); not for stdin,
@@ -209,6 +222,24 @@ mod tests {
             err,
             "Offsets cannot be modified if the 'file' configuration is unspecified. This is \
              because stdin is used for input and offsets are not tracked."
+        );
+    }
+
+    #[test]
+    fn validate_refuses_topic_names_kafka_refuses() {
+        let c = FileStreamSourceConnector::new();
+        let with_topic = |t: &str| -> ConfigMap { [("topic".to_owned(), t.to_owned())].into() };
+        assert!(c.validate(&with_topic("ok.topic_1-x")).is_empty());
+        assert!(c.validate(&with_topic("")).is_empty());
+        let issues = c.validate(&with_topic(" a/b "));
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].key, "topic");
+        assert!(
+            issues[0]
+                .message
+                .starts_with("Topic name is invalid: 'a/b' contains"),
+            "{}",
+            issues[0].message
         );
     }
 

@@ -63,6 +63,22 @@ pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicE
         .ok_or_else(|| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}")))
 }
 
+/// Whether `topic` exists, from the metadata of every topic (a metadata request naming the
+/// topic could create it on a broker with `auto.create.topics.enable`).
+///
+/// # Errors
+/// When Kafka cannot be reached.
+pub fn topic_exists(admin: &ConfigMap, topic: &str) -> Result<bool, TopicError> {
+    let client = group_client(admin, "connect-rs-topic-lookup")?;
+    let metadata = client
+        .fetch_metadata(None, TIMEOUT)
+        .map_err(failed("read the topics"))?;
+    Ok(metadata
+        .topics()
+        .iter()
+        .any(|t| t.name() == topic && t.error().is_none()))
+}
+
 /// Every committed offset of `group`: its committed offsets in all partitions of all topics
 /// (librdkafka has no `ListConsumerGroupOffsets` without partitions; a topic deleted since is
 /// not listed).

@@ -99,6 +99,14 @@ impl KafkaBackend {
     pub fn cluster_id(&self, timeout: std::time::Duration) -> Result<String, TopicError> {
         group_admin::cluster_id(&self.admin_props, timeout)
     }
+
+    /// Whether `topic` exists, without creating it (blocking I/O).
+    ///
+    /// # Errors
+    /// When Kafka cannot be reached.
+    pub fn topic_exists(&self, topic: &str) -> Result<bool, TopicError> {
+        group_admin::topic_exists(&self.admin_props, topic)
+    }
 }
 
 impl TopicBackend for KafkaBackend {

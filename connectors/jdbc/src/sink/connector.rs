@@ -1,8 +1,8 @@
 //! The JDBC sink connector (Confluent's `JdbcSinkConnector`): validates the configuration and
-//! plans `tasks.max` identical tasks.
+//! plans `tasks.max` identical tasks (at most `connect_api::MAX_IDENTICAL_TASKS`).
 
 use async_trait::async_trait;
-use connect_api::{ConfigIssue, ConfigMap, Result, SinkConnector};
+use connect_api::{identical_task_configs, ConfigIssue, ConfigMap, Result, SinkConnector};
 
 use crate::sink::config::{validate, SinkConfig};
 
@@ -28,7 +28,7 @@ impl SinkConnector for JdbcSinkConnector {
     }
 
     fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>> {
-        Ok(vec![self.props.clone(); max_tasks])
+        Ok(identical_task_configs(&self.props, max_tasks))
     }
 
     async fn stop(&mut self) -> Result<()> {

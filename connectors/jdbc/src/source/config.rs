@@ -558,6 +558,13 @@ impl SourceSettings {
                 "query mode publishes to topic.prefix, which must be set".into(),
             );
         }
+        // In query mode topic.prefix is the whole topic name ("." and ".." are refused too).
+        if let Some(problem) = query
+            .as_ref()
+            .and_then(|_| connect_api::topic_name_problem(&topic_prefix))
+        {
+            return bad(TOPIC_PREFIX, problem);
+        }
         let table_types: Vec<String> = list(TABLE_TYPES)
             .iter()
             .map(|t| t.to_ascii_uppercase())
@@ -675,6 +682,26 @@ mod tests {
         let mut p = p;
         p.remove(QUERY);
         assert!(SourceSettings::parse(&p).unwrap().key_from_primary_key);
+    }
+
+    #[test]
+    fn query_mode_topic_prefix_is_a_whole_topic_name() {
+        let with_prefix = |prefix: &str| {
+            validate(&props(&[
+                ("connection.url", "jdbc:sqlite:/tmp/x.db"),
+                ("mode", "bulk"),
+                ("query", "SELECT 1 AS x"),
+                ("topic.prefix", prefix),
+            ]))
+        };
+        assert!(with_prefix("q").is_empty());
+        let issues = with_prefix("..");
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].key, TOPIC_PREFIX);
+        assert_eq!(
+            issues[0].message,
+            "Topic name is invalid: '..' is not allowed"
+        );
     }
 
     #[test]
