@@ -427,7 +427,7 @@ fn topics_list_reports_a_partition_whose_records_stop_at_a_corrupt_one() {
     bytes[at + 20] ^= 0x01;
     std::fs::write(&segment, &bytes).unwrap();
 
-    let list = run(&w, &["topics", "list", "--worker", worker]);
+    let list = run(&w, &["topics", "--worker", worker, "list"]);
     let err = stderr(&list);
     assert_eq!(list.status.code(), Some(2), "{err}");
     assert!(
