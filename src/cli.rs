@@ -27,7 +27,7 @@ pub enum Command {
     /// source offsets live in the internal topics; without `bootstrap.servers`, in the
     /// embedded log (a one-worker cluster).
     Distributed(DistributedArgs),
-    /// Inspect the topics of the embedded log.
+    /// Inspect the topics of the embedded log (and repair its commit journal).
     Topics(TopicsArgs),
     /// Work with dead letter queues.
     Dlq(DlqArgs),
@@ -192,9 +192,10 @@ pub struct DistributedArgs {
 /// Arguments of `topics`.
 #[derive(Debug, clap::Args)]
 pub struct TopicsArgs {
-    /// Worker configuration naming the embedded log (`embedded.log.dir`).
-    #[arg(long, value_name = "WORKER_FILE")]
-    pub worker: PathBuf,
+    /// Worker configuration naming the embedded log (`embedded.log.dir`); required, before or
+    /// after the action.
+    #[arg(long, value_name = "WORKER_FILE", global = true)]
+    pub worker: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub action: TopicsAction,
@@ -225,6 +226,9 @@ pub enum TopicsAction {
         #[arg(long, value_name = "MS")]
         timeout_ms: Option<u64>,
     },
+    /// Rebuild a damaged commit journal from the partitions, keeping every record (the worker
+    /// must be stopped; the damaged file is kept as `commit-journal.log.damaged`).
+    RepairJournal,
 }
 
 /// The level names `--log-level` accepts, bare or after `TARGET=`.
@@ -330,6 +334,27 @@ mod tests {
         };
         assert_eq!(doctor.restart_tolerance, Duration::from_secs(300));
         assert_eq!(doctor.connector_files.len(), 2);
+    }
+
+    #[test]
+    fn topics_takes_worker_before_or_after_the_action() {
+        for args in [
+            &["connect-rs", "topics", "--worker", "w", "list"][..],
+            &["connect-rs", "topics", "list", "--worker", "w"][..],
+        ] {
+            match Cli::try_parse_from(args).unwrap().command {
+                Command::Topics(t) => {
+                    assert_eq!(t.worker, Some(PathBuf::from("w")), "{args:?}");
+                    assert!(matches!(t.action, TopicsAction::List), "{args:?}");
+                }
+                _ => panic!("wrong subcommand"),
+            }
+        }
+        let read = Cli::try_parse_from(["connect-rs", "topics", "read", "t", "--worker", "w"]);
+        match read.unwrap().command {
+            Command::Topics(t) => assert_eq!(t.worker, Some(PathBuf::from("w"))),
+            _ => panic!("wrong subcommand"),
+        }
     }
 
     #[test]

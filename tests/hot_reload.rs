@@ -361,6 +361,73 @@ fn a_watched_directory_creates_renames_and_deletes_connectors_and_ignores_editor
 }
 
 #[test]
+fn a_watched_directory_moved_away_and_created_again_is_watched_again() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", "a1\n");
+    let out = w.path("out.txt");
+    let worker = w.worker("");
+    let source = w.source("src", &input, "lines");
+    let conf = w.path("conf.d");
+    w.write("conf.d/sink.properties", sink_props("sink", &out, "lines"));
+    let run = start_args(
+        &w,
+        &[
+            "standalone".to_owned(),
+            worker.display().to_string(),
+            source.display().to_string(),
+            conf.display().to_string(),
+        ],
+    );
+    let c = run.client;
+    wait_bytes(&out, "a1\n");
+
+    // Moved away: its connector is deleted, and the log says that watching it stopped.
+    let moved = w.path("conf.old");
+    std::fs::rename(&conf, &moved).unwrap();
+    wait_gone(&c, "sink");
+    wait_log_line(
+        &w,
+        &["WARN", &conf.display().to_string(), "watching it stopped"],
+    );
+    // A change in the moved directory is not applied.
+    std::fs::write(
+        moved.join("other.properties"),
+        sink_props("other", &out, "lines"),
+    )
+    .unwrap();
+
+    // Created again with a connector file: read and watched again.
+    let out2 = w.path("out2.txt");
+    w.write("conf.d/back.properties", sink_props("back", &out2, "lines"));
+    wait_bytes(&out2, "a1\n");
+    wait_log_line(&w, &[&conf.display().to_string(), "exists again"]);
+    let out3 = w.path("out3.txt");
+    std::fs::write(
+        conf.join("back.properties"),
+        sink_props("back", &out3, "lines"),
+    )
+    .unwrap();
+    wait_config(&c, "back", "file", &out3.display().to_string());
+    append(&input, "b1\n");
+    wait_bytes(&out3, "b1\n");
+    assert_eq!(c.get("/connectors").json(), json!(["back", "src"]));
+
+    // Removed (not moved), then created again by a rename: seen again too.
+    std::fs::remove_dir_all(&conf).unwrap();
+    wait_gone(&c, "back");
+    let nested = w.path("deep/conf.d");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::rename(&nested, &conf).unwrap();
+    std::fs::write(
+        conf.join("again.properties"),
+        sink_props("again", &w.path("out4.txt"), "lines"),
+    )
+    .unwrap();
+    wait_running(&c, "again", CHANGE);
+    stop(run);
+}
+
+#[test]
 fn connectors_created_over_rest_are_never_replaced_by_a_file() {
     let w = Workdir::new();
     let input = w.write("in.txt", "a1\n");

@@ -223,3 +223,105 @@ fn the_replay_checker_rejects_gaps_and_torn_lines() {
     torn.extend_from_slice(b"\n");
     assert!(std::panic::catch_unwind(|| check_replays(&torn, 2)).is_err());
 }
+
+/// Every file under `dir` with its contents (the lock file aside).
+fn dir_contents(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !path.ends_with(".lock") {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Where the last frame (`u32 len | u32 crc | body`) of the commit journal starts, and its
+/// length.
+fn last_journal_frame(journal: &[u8]) -> (usize, usize) {
+    let mut pos = 0;
+    let mut last = None;
+    while pos + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[pos..pos + 4].try_into().unwrap()) as usize;
+        last = Some((pos, 8 + len));
+        pos += 8 + len;
+    }
+    assert_eq!(pos, journal.len(), "the journal ends with a whole frame");
+    last.expect("a journal entry")
+}
+
+#[test]
+fn a_corrupt_commit_journal_stops_start_up_untouched_until_repaired_and_nothing_is_lost() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", numbered_lines(0, 1000, WIDTH));
+    let output = w.path("out.txt");
+    let worker = w.worker("");
+    let source = w.source("src", &input, "t");
+    let sink = w.sink("dst", &output, "t");
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(line_count(&output), 1000);
+
+    // Four bytes inside the journal's last entry (the one recording the end of t-0) change.
+    let journal = w.path("data/commit-journal.log");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    let (start, len) = last_journal_frame(&bytes);
+    bytes[start + len / 2..start + len / 2 + 4].copy_from_slice(b"XXXX");
+    std::fs::write(&journal, &bytes).unwrap();
+    let before = dir_contents(&w.path("data"));
+
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{} is corrupt at byte {start}", journal.display()))
+            && err.contains("repair-journal"),
+        "{err}"
+    );
+    assert!(
+        dir_contents(&w.path("data")) == before,
+        "the refused start changed the log: {err}"
+    );
+    // `topics list` reports it too.
+    let worker_arg = worker.display().to_string();
+    let list = w
+        .command(&["topics", "list", "--worker", &worker_arg])
+        .output()
+        .unwrap();
+    assert_eq!(list.status.code(), Some(2), "{}", stderr(&list));
+    assert!(
+        stderr(&list).contains("is corrupt at byte"),
+        "{}",
+        stderr(&list)
+    );
+
+    let repair = w
+        .command(&["topics", "--worker", &worker_arg, "repair-journal"])
+        .output()
+        .unwrap();
+    assert!(repair.status.success(), "{}", stderr(&repair));
+    let saved = w.path("data/commit-journal.log.damaged");
+    assert!(
+        stdout(&repair).contains(&saved.display().to_string()),
+        "{}",
+        stdout(&repair)
+    );
+    assert_eq!(std::fs::read(&saved).unwrap(), bytes);
+
+    // It starts again: the 1000 records kept, the new lines copied after them.
+    let mut more = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    std::io::Write::write_all(&mut more, &numbered_lines(1000, 10, WIDTH)).unwrap();
+    let out = w.run_until_idle("300ms", &[&worker, &source, &sink]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(topic_end(&w, &worker) >= 1010);
+    assert_eq!(topic_line_at(&w, &worker, 999), 999);
+    check_replays(&std::fs::read(&output).unwrap(), 1010);
+}

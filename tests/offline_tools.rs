@@ -1,6 +1,7 @@
-//! `connect-rs validate`, `plugins`, `completions` and `man` against the real binary: exit
-//! codes, text output, JSON equal to what the REST API of a running standalone worker answers,
-//! completion scripts a shell accepts, man pages groff renders without warnings.
+//! `connect-rs validate`, `plugins`, `completions`, `man` and `topics` against the real binary:
+//! exit codes, text output, JSON equal to what the REST API of a running standalone worker
+//! answers, completion scripts a shell accepts, man pages groff renders without warnings,
+//! damage `topics list` reports.
 
 mod support;
 
@@ -401,4 +402,97 @@ fn man_pages_render_without_warnings() {
     );
     let doctor = std::fs::read_to_string(dir.join("connect-rs-doctor.1")).unwrap();
     assert!(doctor.contains("restart\\-tolerance"), "{doctor}");
+}
+
+#[test]
+fn topics_list_reports_a_partition_whose_records_stop_at_a_corrupt_one() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", numbered_lines(0, 1000, WIDTH));
+    let source = w.source("src", &input, "t");
+    let out = w.run_until_idle("300ms", &[&worker, &source]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let worker = path_str(&worker);
+    let list = run(&w, &["topics", "--worker", worker, "list"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert_eq!(stdout(&list), "t\t0\t1000\n");
+
+    // One byte of record 500 changes: its CRC no longer matches.
+    let segment = w.path("data/t-0/00000000000000000000.log");
+    let mut bytes = std::fs::read(&segment).unwrap();
+    let at = bytes
+        .windows(15)
+        .position(|win| win == b"line-0000000500")
+        .unwrap();
+    bytes[at + 20] ^= 0x01;
+    std::fs::write(&segment, &bytes).unwrap();
+
+    let list = run(&w, &["topics", "--worker", worker, "list"]);
+    let err = stderr(&list);
+    assert_eq!(list.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("corrupt record in topic t partition 0 at offset 500")
+            && err.contains(&segment.display().to_string())
+            && err.contains("byte ")
+            && err.contains("CRC mismatch"),
+        "{err}"
+    );
+    // No short end offset passed off as the partition's end.
+    assert_eq!(stdout(&list), "", "{err}");
+}
+
+#[test]
+fn topics_takes_the_worker_file_after_the_action_and_says_when_the_topics_are_in_kafka() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let input = w.write("in.txt", "a\nb\n");
+    let source = w.source("src", &input, "t");
+    let out = w.run_until_idle("300ms", &[&worker, &source]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let worker = path_str(&worker);
+    let list = run(&w, &["topics", "list", "--worker", worker]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert_eq!(stdout(&list), "t\t0\t2\n");
+    let read = run(
+        &w,
+        &[
+            "topics",
+            "read",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "200",
+            "--worker",
+            worker,
+        ],
+    );
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(stdout(&read).lines().count(), 2, "{}", stdout(&read));
+
+    let none = run(&w, &["topics", "list"]);
+    assert_eq!(none.status.code(), Some(1), "{}", stderr(&none));
+    assert!(
+        stderr(&none).contains("--worker WORKER_FILE"),
+        "{}",
+        stderr(&none)
+    );
+
+    let kafka = w.write(
+        "kafka.properties",
+        "bootstrap.servers=broker-1:9092,broker-2:9092\n\
+         key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+         value.converter=org.apache.kafka.connect.storage.StringConverter\n",
+    );
+    for action in [&["list"][..], &["read", "t", "--from-beginning"][..]] {
+        let mut args = vec!["topics", "--worker", path_str(&kafka)];
+        args.extend_from_slice(action);
+        let out = run(&w, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{action:?}: {err}");
+        assert!(
+            err.contains("are in Kafka (bootstrap.servers=broker-1:9092,broker-2:9092)")
+                && err.contains("kafka-topics.sh --bootstrap-server broker-1:9092 --list"),
+            "{action:?}: {err}"
+        );
+    }
 }

@@ -168,6 +168,8 @@ pub(crate) struct Recovered {
     pub(crate) valid_len: u64,
     /// The file's length (more than `valid_len` after a torn write).
     pub(crate) file_len: u64,
+    /// Where reading stopped at damage rather than at the end or at an interrupted write.
+    pub(crate) damage: Option<JournalDamage>,
 }
 
 impl Recovered {
@@ -205,7 +207,79 @@ impl Recovered {
     }
 }
 
-/// Reads the journal of `dir`; `None` when there is none.
+/// Where the journal stops being readable, and why. Reading stops there: the entries before it
+/// are the state it vouches for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JournalDamage {
+    /// The journal file.
+    pub(crate) path: PathBuf,
+    /// File position of the first unreadable byte (the damaged frame's start).
+    pub(crate) pos: u64,
+    /// What is wrong.
+    pub(crate) reason: String,
+    /// Nothing readable follows and it is not the first frame (which is always a snapshot
+    /// written atomically): a machine crash may have left the last entry's length on disk
+    /// without all its bytes. Such an entry's round was never acknowledged, so the journal
+    /// without it is still right, but only when cutting back to it removes no record: the
+    /// damage may as well be in an entry that was acknowledged.
+    pub(crate) may_be_torn: bool,
+}
+
+impl JournalDamage {
+    /// The error that stops an open, `detail` saying why nothing could be cut (may be empty).
+    pub(crate) fn error(&self, detail: &str) -> TopicError {
+        TopicError::Corrupt(format!(
+            "the commit journal {path} is corrupt at byte {pos} ({reason}){detail}; nothing was changed. \
+             With the worker stopped, `connect-rs topics --worker WORKER_FILE repair-journal` keeps \
+             every record of the partitions and rebuilds the journal from them (the damaged file is \
+             kept as {path}.damaged); sources may then produce again what they produced after the \
+             damaged entry. See docs/operations.md.",
+            path = self.path.display(),
+            pos = self.pos,
+            reason = self.reason,
+        ))
+    }
+}
+
+/// The journal bytes from `pos` on when they cannot be a complete frame: `None` for a write a
+/// crash of the process interrupted (a proper prefix of a frame whose length is plausible),
+/// else the damage. `pos > 0`.
+fn check_tail(bytes: &[u8], pos: usize) -> Option<(String, bool)> {
+    let rest = &bytes[pos..];
+    if rest.iter().all(|b| *b == 0) {
+        // A tail the file system extended with zeros after a machine crash, or zeroed entries.
+        return Some(("zeros where an entry should be".to_string(), true));
+    }
+    if rest.len() < HEADER {
+        return None;
+    }
+    let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+    if len == 0 || len > MAX_BODY {
+        return Some((format!("invalid entry length {len}"), true));
+    }
+    // A proper prefix of an entry's JSON is never a whole entry: a whole one means the length
+    // was damaged, not that the write was cut short.
+    let whole = serde_json::Deserializer::from_slice(&rest[HEADER..])
+        .into_iter::<EntryOwned>()
+        .next()
+        .is_some_and(|e| e.is_ok());
+    whole.then(|| {
+        (
+            format!(
+                "entry length {len} runs past the end of the file, but a complete entry of {} bytes follows",
+                rest.len() - HEADER
+            ),
+            false,
+        )
+    })
+}
+
+/// Reads the journal of `dir`; `None` when there is none. Reading stops at an incomplete last
+/// frame (a write the crash interrupted: [`Recovered::valid_len`] ends before it) or at damage
+/// ([`Recovered::damage`]), which the caller must judge before cutting anything.
+///
+/// # Errors
+/// When the file cannot be read.
 pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
     let path = path(dir);
     let bytes = match fs::read(&path) {
@@ -216,37 +290,63 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
     let mut state = JournalState::default();
     let mut last = None;
     let mut pos = 0usize;
-    while bytes.len() - pos >= HEADER {
-        let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
-            as usize;
-        let crc = u32::from_le_bytes([
-            bytes[pos + 4],
-            bytes[pos + 5],
-            bytes[pos + 6],
-            bytes[pos + 7],
-        ]);
-        let end = pos + HEADER + len;
-        // A zero length (a tail the file system extended with zeros) or a frame running past
-        // the end of the file is a write the crash interrupted.
-        if len == 0 || len > MAX_BODY || end > bytes.len() {
+    let mut damage = None;
+    let damaged = |pos: usize, reason: String, may_be_torn: bool| {
+        Some(JournalDamage {
+            path: path.clone(),
+            pos: pos as u64,
+            reason,
+            may_be_torn,
+        })
+    };
+    while pos < bytes.len() || pos == 0 {
+        if pos == 0 && bytes.len() < HEADER {
+            // The first entry is a snapshot written atomically (temporary file, rename): never
+            // half-written.
+            damage = damaged(
+                0,
+                format!("{} bytes, no complete entry", bytes.len()),
+                false,
+            );
             break;
         }
-        let body = &bytes[pos + HEADER..end];
-        let corrupt = |reason: String| {
-            TopicError::Corrupt(format!(
-                "the commit journal {} is damaged at byte {pos}: {reason}; move it away to open the log without it (the partitions are then not cut back to their committed ends, and sources resume from the offsets file or topic)",
-                path.display()
-            ))
+        let rest = &bytes[pos..];
+        let len = if rest.len() >= HEADER {
+            u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize
+        } else {
+            0
         };
+        let end = pos + HEADER + len;
+        if rest.len() < HEADER || len == 0 || len > MAX_BODY || end > bytes.len() {
+            if pos == 0 {
+                let reason = if len == 0 || len > MAX_BODY {
+                    format!("invalid entry length {len}")
+                } else {
+                    format!("entry length {len} runs past the end of the file")
+                };
+                damage = damaged(0, reason, false);
+            } else if let Some((reason, may_be_torn)) = check_tail(&bytes, pos) {
+                damage = damaged(pos, reason, may_be_torn);
+            }
+            break;
+        }
+        let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
+        let body = &bytes[pos + HEADER..end];
         if crc32fast::hash(body) != crc {
-            if end == bytes.len() {
-                // The last frame, written in part: a torn write.
+            damage = damaged(
+                pos,
+                "CRC mismatch".to_string(),
+                pos > 0 && end == bytes.len(),
+            );
+            break;
+        }
+        let entry: EntryOwned = match serde_json::from_slice(body) {
+            Ok(entry) => entry,
+            Err(e) => {
+                damage = damaged(pos, format!("invalid entry: {e}"), false);
                 break;
             }
-            return Err(corrupt("CRC mismatch".to_string()));
-        }
-        let entry: EntryOwned =
-            serde_json::from_slice(body).map_err(|e| corrupt(format!("invalid entry: {e}")))?;
+        };
         if let Some((previous, _)) = last.replace((entry, pos as u64)) {
             state.apply(previous);
         }
@@ -257,6 +357,7 @@ pub(crate) fn read(dir: &Path) -> Result<Option<Recovered>, TopicError> {
         last,
         valid_len: pos as u64,
         file_len: bytes.len() as u64,
+        damage,
     }))
 }
 
@@ -444,6 +545,11 @@ pub(crate) enum Pending {
 
 /// The name of the journal's fsync thread.
 const JOURNAL_SYNC_THREAD: &str = "embedded-log-journal-sync";
+
+/// Replaces the journal of `dir` with one entry holding `state`, durably.
+pub(crate) fn replace(dir: &Path, state: &JournalState) -> Result<(), TopicError> {
+    rewrite(dir, &path(dir), state).map(drop)
+}
 
 /// Replaces the journal with one entry holding `state` (temporary file, fsync, rename, fsync
 /// of the directory) and returns it opened for appending.

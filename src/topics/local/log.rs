@@ -97,6 +97,29 @@ fn list_topic_dirs(dir: &Path) -> Result<BTreeMap<String, u32>, TopicError> {
     Ok(topics)
 }
 
+/// Takes the lock of the log in `dir` (held while the returned file is open).
+///
+/// # Errors
+/// [`TopicError::Unavailable`] when another process holds it.
+pub(crate) fn lock_dir(dir: &Path) -> Result<File, TopicError> {
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_error("cannot open", &lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(fs::TryLockError::WouldBlock) => Err(TopicError::Unavailable(format!(
+            "the embedded log {} is in use by another process (lock {} is held)",
+            dir.display(),
+            lock_path.display()
+        ))),
+        Err(fs::TryLockError::Error(e)) => Err(io_error("cannot lock", &lock_path)(e)),
+    }
+}
+
 impl Log {
     /// Opens the log in `dir` for writing: lock, recovery, writer thread.
     pub(crate) fn open_with(dir: &Path, options: LocalLogOptions) -> Result<Self, TopicError> {
@@ -105,27 +128,14 @@ impl Log {
                 dir, e,
             ))
         })?;
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io_error("cannot open", &lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(TopicError::Unavailable(format!(
-                    "the embedded log {} is in use by another process (lock {} is held)",
-                    dir.display(),
-                    lock_path.display()
-                )))
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(io_error("cannot lock", &lock_path)(e)),
-        }
+        let lock = lock_dir(dir)?;
         let clean = checkpoint::read(dir);
         let recovered = if options.exactly_once_source {
-            journal::read(dir)?
+            let recovered = journal::read(dir)?;
+            if let Some(r) = &recovered {
+                Self::judge_journal_damage(dir, r, &clean)?;
+            }
+            recovered
         } else {
             // Stale once records are appended without it: never to be trusted again.
             journal::remove(dir)?;
@@ -182,14 +192,7 @@ impl Log {
             clean,
             Some(&r.ends_with_last()),
         )?;
-        // After a clean close everything was durable; a partition that is gone altogether (its
-        // directory removed by hand) says nothing about the last round.
-        let short = r.last_ends().filter(|_| clean.is_empty()).and_then(|ends| {
-            ends.iter()
-                .find(|(name, end)| log.partition_end(name).is_some_and(|e| e < **end))
-                .map(|(name, end)| (name.clone(), *end))
-        });
-        let log = match short {
+        let log = match log.short_of_last_entry(&r, clean) {
             None => {
                 r.accept_last();
                 log
@@ -213,6 +216,65 @@ impl Log {
             }
         }
         Ok((log, Some(r)))
+    }
+
+    /// The partition (and the end the entry records) that holds fewer records than the
+    /// journal's last entry says: then the crash came before that round was durable. None after
+    /// a clean close (everything was durable); a partition that is gone altogether (its
+    /// directory removed by hand) says nothing about the last round.
+    pub(super) fn short_of_last_entry(
+        &self,
+        r: &journal::Recovered,
+        clean: &Checkpoint,
+    ) -> Option<(String, i64)> {
+        r.last_ends().filter(|_| clean.is_empty()).and_then(|ends| {
+            ends.iter()
+                .find(|(name, end)| self.partition_end(name).is_some_and(|e| e < **end))
+                .map(|(name, end)| (name.clone(), *end))
+        })
+    }
+
+    /// Judges damage the journal read found, before anything is changed. Damage that cannot be
+    /// a write a crash interrupted stops the open. Damage that may be one (the last entry) is
+    /// cut at open only when no partition holds a record beyond the ends the entries before it
+    /// record (looked at read-only): a damaged journal must never make the open cut records
+    /// that pass their CRC check, which might have been acknowledged.
+    ///
+    /// # Errors
+    /// [`TopicError::Corrupt`] naming the journal, the byte and what cutting would remove.
+    fn judge_journal_damage(
+        dir: &Path,
+        r: &journal::Recovered,
+        clean: &Checkpoint,
+    ) -> Result<(), TopicError> {
+        let Some(damage) = &r.damage else {
+            return Ok(());
+        };
+        if !damage.may_be_torn {
+            return Err(damage.error(""));
+        }
+        let view = Self::load(dir, LocalLogOptions::new(1), true, &Checkpoint::new(), None)?;
+        let ends = match view.short_of_last_entry(r, clean) {
+            None => r.ends_with_last(),
+            Some(_) => r.state.ends.clone(),
+        };
+        for partition in view.partitions() {
+            let name = partition.name();
+            let committed = ends.get(&name).copied().unwrap_or(0);
+            if partition.end() > committed {
+                return Err(damage.error(&format!(
+                    "; opening the log would cut records that pass their CRC check: partition {name} holds records up to offset {}, the entries before the damage record its end as {committed}",
+                    partition.end()
+                )));
+            }
+        }
+        tracing::warn!(
+            path = %damage.path.display(),
+            byte = damage.pos,
+            reason = %damage.reason,
+            "the last commit journal entry is damaged, and no partition holds records beyond the entries before it: the entry of a round a machine crash interrupted (never acknowledged); cutting it"
+        );
+        Ok(())
     }
 
     /// The end of partition `name` (`<topic>-<partition>`), when there is such a partition.
@@ -272,7 +334,7 @@ impl Log {
     }
 
     /// Every partition of every topic.
-    fn partitions(&self) -> Vec<Arc<Partition>> {
+    pub(crate) fn partitions(&self) -> Vec<Arc<Partition>> {
         self.topics
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -281,7 +343,7 @@ impl Log {
             .collect()
     }
 
-    fn load(
+    pub(super) fn load(
         dir: &Path,
         options: LocalLogOptions,
         read_only: bool,
@@ -484,6 +546,38 @@ impl Log {
                     .collect(),
             })
             .collect()
+    }
+
+    /// Read-only: every partition whose readable part ends at a damaged record (not at the
+    /// end of its data), as the error reading that record gives (topic, partition, offset,
+    /// file, byte, reason).
+    pub(crate) fn damaged_partitions(&self) -> Vec<(TopicPartition, TopicError)> {
+        self.partitions()
+            .iter()
+            .filter_map(|p| {
+                let d = p.damage()?;
+                let tp = TopicPartition {
+                    topic: p.topic.clone(),
+                    partition: p.partition,
+                };
+                Some((
+                    tp,
+                    super::reader::corrupt(p, d.offset, &d.path, d.pos, &d.reason),
+                ))
+            })
+            .collect()
+    }
+
+    /// Checks the commit journal of the log in `dir` as a writable open would, changing
+    /// nothing (a tool's look at a log a worker may be writing).
+    ///
+    /// # Errors
+    /// [`TopicError::Corrupt`] when the next writable open would refuse the journal.
+    pub(crate) fn check_journal(dir: &Path) -> Result<(), TopicError> {
+        match journal::read(dir)? {
+            Some(r) => Self::judge_journal_damage(dir, &r, &checkpoint::read(dir)),
+            None => Ok(()),
+        }
     }
 
     /// The offsets committed by consumer group `group` (next offset to read per partition).

@@ -32,6 +32,7 @@ mod partition;
 pub mod partitioner;
 mod producer;
 mod reader;
+mod repair;
 mod segment;
 mod syncer;
 mod writer;
@@ -42,6 +43,7 @@ use std::sync::Arc;
 
 pub use consumer::LocalConsumer;
 pub use producer::LocalProducer;
+pub use repair::{repair_journal, JournalRepair};
 
 use log::Log;
 
@@ -180,6 +182,24 @@ impl LocalLog {
     /// what was appended since; a failure to do so is logged.)
     pub fn topics(&self) -> Vec<TopicInfo> {
         self.log.topics()
+    }
+
+    /// Read-only: each partition whose readable part ends at a damaged record rather than at
+    /// the end of its data ([`TopicError::Corrupt`] naming topic, partition, offset, file and
+    /// byte); its end offset in [`Self::topics`] is then only where reading stops. Looks at
+    /// the last segment of each partition, as [`Self::topics`] does.
+    pub fn damaged_partitions(&self) -> Vec<(TopicPartition, TopicError)> {
+        self.log.damaged_partitions()
+    }
+
+    /// Checks the commit journal of the log in `dir` as a writable open would, without
+    /// changing anything.
+    ///
+    /// # Errors
+    /// [`TopicError::Corrupt`] naming the journal and the byte when the next writable open
+    /// would refuse it.
+    pub fn check_journal(dir: &Path) -> Result<(), TopicError> {
+        Log::check_journal(dir)
     }
 
     /// The offsets committed by consumer group `group` (next offset to read per partition).

@@ -14,7 +14,7 @@ pub(crate) struct Cursor {
 }
 
 /// A corrupt record of `partition`: topic, partition, offset, file, position and what is wrong.
-fn corrupt(
+pub(crate) fn corrupt(
     partition: &Partition,
     offset: i64,
     path: &std::path::Path,

@@ -808,3 +808,279 @@ async fn a_poll_returns_about_max_poll_bytes_of_record_data_and_at_least_one_rec
     assert_eq!(sizes, [3, 3, 3, 2]);
     log.close().await;
 }
+
+/// The commit journal's frames: (start, length with header), in file order.
+fn journal_frames(dir: &Path) -> Vec<(usize, usize)> {
+    let bytes = std::fs::read(dir.join("commit-journal.log")).unwrap();
+    let mut frames = Vec::new();
+    let mut pos = 0;
+    while pos + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
+        frames.push((pos, 8 + len));
+        pos += 8 + len;
+    }
+    frames
+}
+
+/// Every file under `dir` with its contents (the lock file aside).
+fn dir_contents(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !path.ends_with(".lock") {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Overwrites `bytes` at `at` in the commit journal of `dir`.
+fn overwrite_journal(dir: &Path, at: usize, bytes: &[u8]) {
+    let path = dir.join("commit-journal.log");
+    let mut all = std::fs::read(&path).unwrap();
+    all[at..at + bytes.len()].copy_from_slice(bytes);
+    std::fs::write(&path, all).unwrap();
+}
+
+fn file_partition() -> std::sync::Arc<connect_api::OffsetMap> {
+    std::sync::Arc::new(
+        serde_json::json!({"filename": "in.txt"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    )
+}
+
+/// Sends `count` records `r{first}..` to partition 0 of `t` in one round, with source offset
+/// `{"line": first + count}` of connector `src`.
+async fn send_with_offset(log: &LocalLog, first: usize, count: usize) {
+    let records = (first..first + count)
+        .map(|i| to_partition("t", 0, &format!("r{i}")))
+        .collect();
+    let offsets = crate::topics::SourceOffsets {
+        connector: "src".to_string(),
+        offsets: vec![(
+            file_partition(),
+            serde_json::json!({"line": first + count})
+                .as_object()
+                .cloned(),
+        )],
+    };
+    let producer = log.producer(&ClientSpec::default()).unwrap();
+    let delivery = producer
+        .send_batch_with_offsets(records, offsets)
+        .await
+        .unwrap();
+    delivery.await.unwrap();
+}
+
+fn committed_line(log: &LocalLog) -> Option<u64> {
+    log.committed_source_offset("src", &file_partition())
+        .map(|o| o["line"].as_u64().unwrap())
+}
+
+/// A log of 30 records in three rounds (source offsets 10, 20, 30), closed after a crash
+/// (no clean-shutdown checkpoint): a journal of a snapshot and three entries.
+async fn three_rounds(dir: &Path) {
+    let log = LocalLog::open(dir, 1).unwrap();
+    for round in 0..3 {
+        send_with_offset(&log, round * 10, 10).await;
+    }
+    log.close().await;
+    drop(log);
+    forget_clean_shutdown(dir);
+    assert_eq!(journal_frames(dir).len(), 4);
+}
+
+#[tokio::test]
+async fn a_damaged_commit_journal_stops_the_open_and_changes_nothing_until_repaired() {
+    // Each case damages the journal of `three_rounds` and names the byte the error must give.
+    type Damage = fn(&Path) -> usize;
+    let cases: [(&str, Damage); 5] = [
+        ("the last entry's body (CRC mismatch)", |dir| {
+            let (start, len) = journal_frames(dir)[3];
+            overwrite_journal(dir, start + len - 6, b"XXXX");
+            start
+        }),
+        ("the last entry's length", |dir| {
+            let (start, _) = journal_frames(dir)[3];
+            overwrite_journal(dir, start, b"XXXX");
+            start
+        }),
+        ("the last entry's length, still plausible", |dir| {
+            let (start, len) = journal_frames(dir)[3];
+            overwrite_journal(dir, start, &((len - 8 + 5) as u32).to_le_bytes());
+            start
+        }),
+        ("an entry in the middle", |dir| {
+            let (start, _) = journal_frames(dir)[2];
+            overwrite_journal(dir, start + 12, b"XXXX");
+            start
+        }),
+        ("the last entry zeroed", |dir| {
+            let (start, len) = journal_frames(dir)[3];
+            overwrite_journal(dir, start, &vec![0; len]);
+            start
+        }),
+    ];
+    for (what, damage) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        three_rounds(dir.path()).await;
+        let at = damage(dir.path());
+        let before = dir_contents(dir.path());
+        let err = LocalLog::open(dir.path(), 1).unwrap_err();
+        let journal = dir.path().join("commit-journal.log");
+        assert!(
+            matches!(&err, TopicError::Corrupt(m) if m.contains(&format!("{} is corrupt at byte {at}", journal.display()))
+                && m.contains("nothing was changed")
+                && m.contains("repair-journal")),
+            "{what}: {err:?}"
+        );
+        assert!(
+            dir_contents(dir.path()) == before,
+            "{what}: the open changed files"
+        );
+        assert!(
+            matches!(
+                LocalLog::check_journal(dir.path()),
+                Err(TopicError::Corrupt(_))
+            ),
+            "{what}"
+        );
+
+        let repaired = repair_journal(dir.path()).unwrap();
+        let JournalRepair::Rebuilt { saved, .. } = &repaired else {
+            panic!("{what}: {repaired:?}")
+        };
+        assert_eq!(
+            std::fs::read(saved).unwrap(),
+            before[&journal],
+            "{what}: the damaged journal is kept"
+        );
+        assert_eq!(repair_journal(dir.path()).unwrap(), JournalRepair::Intact);
+        let log = LocalLog::open(dir.path(), 1).unwrap();
+        assert_eq!(
+            end_offsets(&log, "t"),
+            vec![30],
+            "{what}: every record kept"
+        );
+        // Sources resume from the last entry before the damage: never beyond a record.
+        let line = committed_line(&log).unwrap();
+        assert!((10..=30).contains(&line), "{what}: {line}");
+        send_with_offset(&log, 30, 1).await;
+        log.close().await;
+        drop(log);
+        forget_clean_shutdown(dir.path());
+        let log = LocalLog::open(dir.path(), 1).unwrap();
+        assert_eq!(end_offsets(&log, "t"), vec![31], "{what}");
+        assert_eq!(committed_line(&log), Some(31), "{what}");
+        log.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_damaged_only_entry_stops_the_open_though_the_log_closed_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    three_rounds(dir.path()).await;
+    // Reopened without a journal: it starts again as one snapshot of the ends.
+    std::fs::remove_file(dir.path().join("commit-journal.log")).unwrap();
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    log.close().await;
+    drop(log);
+    assert_eq!(journal_frames(dir.path()).len(), 1);
+    overwrite_journal(dir.path(), 12, b"XXXX");
+    let before = dir_contents(dir.path());
+    let err = LocalLog::open(dir.path(), 1).unwrap_err();
+    assert!(
+        matches!(&err, TopicError::Corrupt(m) if m.contains("corrupt at byte 0 (CRC mismatch)")),
+        "{err:?}"
+    );
+    assert!(dir_contents(dir.path()) == before, "the open changed files");
+    assert!(matches!(
+        repair_journal(dir.path()).unwrap(),
+        JournalRepair::Rebuilt { ref kept, .. } if kept == &[("t-0".to_string(), 0, 30)]
+    ));
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    assert_eq!(end_offsets(&log, "t"), vec![30]);
+    log.close().await;
+}
+
+#[tokio::test]
+async fn a_damaged_last_entry_whose_records_never_reached_the_disk_is_cut() {
+    // A machine crash during the last round: its journal entry has its length but not its
+    // bytes, its records are not in the partition. Nothing that passes its CRC is cut.
+    let dir = tempfile::tempdir().unwrap();
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    send_with_offset(&log, 0, 10).await;
+    let segment = segment_path(dir.path(), "t", 0, 0);
+    let len = std::fs::metadata(&segment).unwrap().len();
+    send_with_offset(&log, 10, 10).await;
+    log.close().await;
+    drop(log);
+    forget_clean_shutdown(dir.path());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&segment)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+    let (start, frame) = *journal_frames(dir.path()).last().unwrap();
+    overwrite_journal(dir.path(), start + 8, &vec![0; frame - 8]);
+
+    assert!(LocalLog::check_journal(dir.path()).is_ok());
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    assert_eq!(end_offsets(&log, "t"), vec![10]);
+    assert_eq!(committed_line(&log), Some(10));
+    send_with_offset(&log, 10, 1).await;
+    log.close().await;
+    drop(log);
+    forget_clean_shutdown(dir.path());
+    let log = LocalLog::open(dir.path(), 1).unwrap();
+    assert_eq!(end_offsets(&log, "t"), vec![11]);
+    assert_eq!(committed_line(&log), Some(11));
+    log.close().await;
+}
+
+#[tokio::test]
+async fn repair_journal_refuses_while_the_log_is_open_or_a_partition_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        repair_journal(dir.path()).unwrap(),
+        JournalRepair::NoJournal
+    );
+    three_rounds(dir.path()).await;
+    assert_eq!(repair_journal(dir.path()).unwrap(), JournalRepair::Intact);
+    let (start, _) = journal_frames(dir.path())[3];
+    overwrite_journal(dir.path(), start + 12, b"XXXX");
+    let log = LocalLog::open_with(dir.path(), at_least_once()).unwrap();
+    assert!(matches!(
+        repair_journal(dir.path()),
+        Err(TopicError::Unavailable(m)) if m.contains("in use by another process")
+    ));
+    log.close().await;
+    drop(log);
+    // (Opened without exactly-once sources, the log dropped its journal: damage it again.)
+    three_rounds(dir.path()).await;
+    let (start, _) = journal_frames(dir.path())[3];
+    overwrite_journal(dir.path(), start + 12, b"XXXX");
+    let segment = segment_path(dir.path(), "t", 0, 0);
+    let mut bytes = std::fs::read(&segment).unwrap();
+    let at = bytes.windows(3).position(|w| w == b"r15").unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(&segment, &bytes).unwrap();
+    let before = dir_contents(dir.path());
+    let err = repair_journal(dir.path()).unwrap_err();
+    assert!(
+        matches!(&err, TopicError::Corrupt(m) if m.contains("partition t-0 has a corrupt record at offset 15")),
+        "{err:?}"
+    );
+    assert!(
+        dir_contents(dir.path()) == before,
+        "the repair changed files"
+    );
+}
