@@ -289,7 +289,10 @@ pub async fn supervise(
         let result = run.await;
         let error = match result {
             Ok(()) => {
-                info!("Task stopped: {}", activity.throughput.summary());
+                info!(
+                    "Task stopped: {}",
+                    activity.throughput.summary(&activity.inflow)
+                );
                 activity.stopped();
                 return;
             }
@@ -299,7 +302,7 @@ pub async fn supervise(
         if !(policy.enabled && error.is_retriable() && attempt < policy.max_attempts)
             || cancel.is_cancelled()
         {
-            error!(error = %shown, before = %activity.throughput.summary(), "Task failed; it will not run again until restarted.");
+            error!(error = %shown, before = %activity.throughput.summary(&activity.inflow), "Task failed; it will not run again until restarted.");
             activity.failed(shown);
             return;
         }
