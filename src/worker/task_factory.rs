@@ -291,7 +291,7 @@ pub async fn supervise(
             Ok(()) => {
                 info!(
                     "Task stopped: {}",
-                    activity.throughput.summary(&activity.inflow)
+                    super::throughput::task_summary(&activity)
                 );
                 activity.stopped();
                 return;
@@ -302,7 +302,7 @@ pub async fn supervise(
         if !(policy.enabled && error.is_retriable() && attempt < policy.max_attempts)
             || cancel.is_cancelled()
         {
-            error!(error = %shown, before = %activity.throughput.summary(&activity.inflow), "Task failed; it will not run again until restarted.");
+            error!(error = %shown, before = %super::throughput::task_summary(&activity), "Task failed; it will not run again until restarted.");
             activity.failed(shown);
             return;
         }

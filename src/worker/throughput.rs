@@ -107,10 +107,11 @@ impl Throughput {
     }
 
     /// `produced 1000 records, 100.0 KB in 0.52 s (1923 records/s)`: what was moved out, over
-    /// the time from the first record `taken_in` to the last one moved out.
-    pub fn summary(&self, taken_in: &Throughput) -> String {
+    /// the time from the first record `taken_in` to the last one moved out; `verb` says what
+    /// happened to them while none were counted.
+    pub fn summary(&self, taken_in: &Throughput, verb: &'static str) -> String {
         summary(
-            self.verb().unwrap_or("copied"),
+            self.verb().unwrap_or(verb),
             self.records(),
             self.bytes(),
             moving_time(
@@ -119,6 +120,17 @@ impl Throughput {
             ),
         )
     }
+}
+
+/// A task's summary, e.g. for its last log line: [`Throughput::summary`] of what it moved out
+/// since the first record it took in (`put 0 records` for a sink that moved nothing).
+pub fn task_summary(activity: &super::activity::TaskActivity) -> String {
+    let verb = match activity.metrics.kind() {
+        Some(crate::metrics::TaskKind::Sink) => "put",
+        Some(crate::metrics::TaskKind::Source) => "produced",
+        None => "copied",
+    };
+    activity.throughput.summary(&activity.inflow, verb)
 }
 
 /// The earlier of two instants that may be unknown.
@@ -231,6 +243,20 @@ mod tests {
     }
 
     #[test]
+    fn a_task_that_moved_nothing_says_what_it_would_have_done() {
+        use crate::metrics::{TaskKind, TaskMetrics};
+        let sink = super::super::activity::TaskActivity::new(
+            "s-0".into(),
+            TaskMetrics::detached_of(TaskKind::Sink),
+            TaskKind::Sink,
+        );
+        assert_eq!(
+            task_summary(&sink),
+            "put 0 records, 0 B in 0.00 s (0 records/s)"
+        );
+    }
+
+    #[test]
     fn the_time_runs_from_the_first_record_taken_in_to_the_last_moved_out() {
         let taken_in = Throughput::default();
         let moved_out = Throughput::default();
@@ -249,12 +275,12 @@ mod tests {
         assert_eq!(moved_out.first_at(), Some(t0 + Duration::from_millis(500)));
         assert_eq!(moved_out.last_at(), Some(t0 + Duration::from_secs(2)));
         assert_eq!(
-            moved_out.summary(&taken_in),
+            moved_out.summary(&taken_in, "copied"),
             "produced 12 records, 120 B in 2.00 s (6 records/s)"
         );
         // Without an inflow (or before it), the outflow's own first instant starts the time.
         assert_eq!(
-            moved_out.summary(&Throughput::default()),
+            moved_out.summary(&Throughput::default(), "copied"),
             "produced 12 records, 120 B in 1.50 s (8 records/s)"
         );
     }
