@@ -584,8 +584,9 @@ fn counts_and_summaries_count_what_was_written_and_errors_as_errors() {
 
     let summary = log_line(&log, "Connector routed (source): ");
     assert!(
-        summary.contains(": produced 0 records, 0 B in 0.00 s (0 records/s), 1 error (task routed-0 FAILED: ")
-            && summary.contains("bad/"),
+        summary.contains(
+            ": produced 0 records, 0 B in 0.00 s (0 records/s), 1 error (task routed-0 FAILED: "
+        ) && summary.contains("bad/"),
         "{summary}"
     );
 

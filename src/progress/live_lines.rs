@@ -136,8 +136,9 @@ impl Line {
 /// Width of the bar between its brackets.
 const BAR_WIDTH: u64 = 24;
 
-/// `[============>           ]  52% ETA 1s` for `done` of `total` (`ETA -` while the time
-/// left is not known). The percentage is rounded down: 100 % means everything was read.
+/// `[============>           ]  52% ETA 2s` for `done` of `total` (`ETA -` while the time
+/// left is not known). The percentage is rounded down and the time left up: `100%` and
+/// `ETA 0s` mean everything was read.
 fn bar(done: u64, total: u64, eta: Option<Duration>) -> String {
     let done = done.min(total);
     let of = |scale: u64| {
@@ -154,7 +155,14 @@ fn bar(done: u64, total: u64, eta: Option<Duration>) -> String {
         bar.push('>');
         bar.push_str(&" ".repeat(usize::try_from(BAR_WIDTH - filled - 1).unwrap_or(0)));
     }
-    let eta = eta.map_or_else(|| "-".to_owned(), |d| format!("{:#}", HumanDuration(d)));
+    // Whole seconds rounded up: `0s` only once everything was read.
+    let eta = eta.map_or_else(
+        || "-".to_owned(),
+        |d| {
+            let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+            format!("{:#}", HumanDuration(Duration::from_secs(secs)))
+        },
+    );
     format!("[{bar}] {percent:>3}% ETA {eta}")
 }
 
@@ -259,7 +267,12 @@ mod tests {
         assert_eq!(bar(0, 1000, None), "[>                       ]   0% ETA -");
         assert_eq!(
             bar(520, 1000, Some(Duration::from_millis(1400))),
-            "[============>           ]  52% ETA 1s"
+            "[============>           ]  52% ETA 2s"
+        );
+        // Less than a second left is not nothing left.
+        assert_eq!(
+            bar(990, 1000, Some(Duration::from_millis(20))),
+            "[=======================>]  99% ETA 1s"
         );
         // 99.9 % is not 100 %.
         assert_eq!(
