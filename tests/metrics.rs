@@ -1,7 +1,8 @@
 //! `GET /metrics` of the real binary on the embedded log: Kafka Connect's metric groups in the
 //! Prometheus text format, scraped while a copy runs (counters only grow and end equal to the
 //! records copied), parsed by an independent Prometheus parser (`prometheus-parse`) and checked
-//! line by line against the text format; the rebalance group in distributed mode.
+//! line by line against the text format; the rebalance group in distributed mode; counts and
+//! summaries of what was written or acknowledged only, and failed tasks as errors.
 
 mod support;
 
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use prometheus_parse::{Sample, Scrape, Value};
 use support::http::Client;
 use support::rest::{start, start_args};
-use support::{line_count, numbered_lines, terminate, wait_for, Workdir};
+use support::{line_count, numbered_lines, terminate, wait_exit, wait_for, Workdir};
 
 /// Lines in the input before the worker starts, then appended per chunk while it runs.
 const FIRST: usize = 100_000;
@@ -485,4 +486,189 @@ fn a_distributed_worker_serves_the_rebalance_group() {
     );
     let status = terminate(&mut running.child, Duration::from_secs(30));
     assert!(status.success(), "worker exited with {status}");
+}
+
+/// The status of connector `name`'s task 0 (`None` until the worker answers with one).
+fn task_state(client: &Client, name: &str) -> Option<String> {
+    let r = client.get(&format!("/connectors/{name}/status"));
+    (r.status == 200)
+        .then(|| r.json()["tasks"][0]["state"].as_str().map(str::to_owned))
+        .flatten()
+}
+
+/// The log line holding `needle`.
+fn log_line<'a>(log: &'a str, needle: &str) -> &'a str {
+    log.lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no {needle:?} in:\n{log}"))
+}
+
+/// What a summary says after the verb: `1 record, 1 B in 3.86 ms (259 records/s)`.
+fn moved(line: &str, verb: &str) -> String {
+    let at = line
+        .find(&format!(": {verb} "))
+        .unwrap_or_else(|| panic!("no {verb:?} in {line:?}"));
+    let rest = &line[at + verb.len() + 3..];
+    rest[..=rest.find(" records/s)").expect("a rate") + " records/s)".len() - 1].to_owned()
+}
+
+/// Counts are what was written or acknowledged: a sink whose writes fail is put but not
+/// committed, and its failure is an error; a source whose records the topic refuses (a topic
+/// name that a transform makes invalid, so only the produce can refuse it) produced nothing; a
+/// sink that moved nothing is still a sink; each task has one rate, the same in its stop line
+/// and in its connector's summary.
+#[test]
+fn counts_and_summaries_count_what_was_written_and_errors_as_errors() {
+    let w = Workdir::new();
+    let one = w.write("one.txt", "x\n");
+    let five = w.write("five.txt", "1\n2\n3\n4\n5\n");
+    // Flushed soon: the sink's write to /dev/full fails while the worker runs.
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let src = w.source("src", &one, "t");
+    let dst = w.sink("dst", Path::new("/dev/full"), "t");
+    let routed = w.write(
+        "routed.properties",
+        format!(
+            "name=routed\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic=fine\n\
+             transforms=r\ntransforms.r.type=org.apache.kafka.connect.transforms.RegexRouter\n\
+             transforms.r.regex=.*\ntransforms.r.replacement=bad/$0\n",
+            five.display()
+        ),
+    );
+    let lonely = w.sink("lonely", &w.path("lonely.txt"), "nothing");
+    let mut running = start(&w, &[&worker, &src, &dst, &routed, &lonely]);
+    wait_for("dst and routed to fail", WAIT, || {
+        task_state(&running.client, "dst").as_deref() == Some("FAILED")
+            && task_state(&running.client, "routed").as_deref() == Some("FAILED")
+    });
+    let s = scrape(&running.client);
+    let poll = "kafka_connect_source_task_metrics_source_record_poll_total";
+    let write = "kafka_connect_source_task_metrics_source_record_write_total";
+    let bytes = "connect_rs_task_record_bytes_total";
+    assert_eq!(s.task(poll, "routed"), 5.0, "{}", s.body);
+    assert_eq!(s.task(write, "routed"), 0.0, "nothing written:\n{}", s.body);
+    assert_eq!(s.task(bytes, "routed"), 0.0, "{}", s.body);
+    assert_eq!(s.task(write, "src"), 1.0, "{}", s.body);
+    // Put (as Kafka Connect's sink-record-send-total counts), never flushed.
+    let send = "kafka_connect_sink_task_metrics_sink_record_send_total";
+    assert_eq!(s.task(send, "dst"), 1.0, "{}", s.body);
+    assert!(std::fs::read_dir(w.path("data")).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("bad")));
+
+    let status = terminate(&mut running.child, Duration::from_secs(30));
+    let log = w.log();
+    assert_eq!(status.code(), Some(0), "{log}");
+    let summary = log_line(&log, "Connector dst (sink): ");
+    assert!(summary.contains(" WARN "), "{summary}");
+    assert!(
+        summary
+            .contains(", 1 record not committed, 1 error (task dst-0 FAILED: Task flush failed: ")
+            && summary.contains("/dev/full"),
+        "{summary}"
+    );
+    let stopped = log_line(
+        &log,
+        "Task failed; it will not run again until restarted. error=Task flush failed",
+    );
+    assert_eq!(
+        moved(summary, "put"),
+        moved(&stopped.replace("before=", ": "), "put")
+    );
+    assert!(
+        moved(summary, "put").starts_with("1 record, 1 B in "),
+        "{summary}"
+    );
+
+    let summary = log_line(&log, "Connector routed (source): ");
+    assert!(
+        summary.contains(
+            ": produced 0 records, 0 B in 0.00 s (0 records/s), 1 error (task routed-0 FAILED: "
+        ) && summary.contains("bad/"),
+        "{summary}"
+    );
+
+    let summary = log_line(&log, "Connector lonely (sink): ");
+    assert!(
+        summary.ends_with(": put 0 records, 0 B in 0.00 s (0 records/s), 0 errors."),
+        "{summary}"
+    );
+    assert!(
+        log_line(&log, "task{connector=lonely task=0}: Task stopped: ").contains("put 0 records"),
+        "{log}"
+    );
+
+    // One rate per task: the stop line and the summary count over the same interval.
+    let summary = log_line(&log, "Connector src (source): ");
+    let stopped =
+        log_line(&log, "task{connector=src task=0}: Task stopped: ").replace("Task stopped", "");
+    assert!(summary.ends_with(", 0 errors."), "{summary}");
+    assert_eq!(
+        moved(summary, "produced"),
+        moved(&stopped, "produced"),
+        "{log}"
+    );
+    assert!(
+        moved(summary, "produced").starts_with("1 record, 1 B in "),
+        "{summary}"
+    );
+}
+
+/// With Kafka unreachable, the record a source sent is never acknowledged: it is not counted
+/// as produced, in `GET /metrics` or in the summary.
+#[test]
+fn a_source_on_an_unreachable_kafka_counts_nothing_as_produced() {
+    let w = Workdir::new();
+    let input = w.write("in.txt", "never acknowledged\n");
+    let worker = w.write(
+        "worker.properties",
+        format!(
+            "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+             listeners=http://127.0.0.1:0\n\
+             bootstrap.servers=127.0.0.1:1\n\
+             offset.storage.file.filename={}\n\
+             offset.flush.timeout.ms=500\n",
+            w.path("offsets.json").display()
+        ),
+    );
+    let src = w.source("src", &input, "t");
+    let mut child = w.spawn_args(&[
+        "standalone".into(),
+        "--exit-when-idle=1s".into(),
+        worker.display().to_string(),
+        src.display().to_string(),
+    ]);
+    // The worker serves its REST API once it gave up asking Kafka for the cluster id; it may
+    // also end on its own, saying Kafka is unreachable.
+    let mut port = None;
+    wait_for("the REST API or an exit", WAIT, || {
+        port = support::rest::rest_port(&w.log());
+        port.is_some() || matches!(child.try_wait(), Ok(Some(_)))
+    });
+    if let Some(port) = port {
+        let client = Client::local(port);
+        let poll = "kafka_connect_source_task_metrics_source_record_poll_total";
+        let mut s = scrape(&client);
+        wait_for("the line to be polled", WAIT, || {
+            s = scrape(&client);
+            s.task(poll, "src") == 1.0
+        });
+        let write = "kafka_connect_source_task_metrics_source_record_write_total";
+        assert_eq!(s.task(write, "src"), 0.0, "{}", s.body);
+        assert_eq!(s.task("connect_rs_task_record_bytes_total", "src"), 0.0);
+        if matches!(child.try_wait(), Ok(None)) {
+            terminate(&mut child, Duration::from_secs(30));
+        }
+    }
+    wait_exit(&mut child, Duration::from_secs(30));
+    let log = w.log();
+    let summary = log_line(&log, "Connector src (source): ");
+    assert!(
+        summary.contains(": produced 0 records, 0 B in 0.00 s (0 records/s)"),
+        "{summary}"
+    );
+    assert!(!log.contains("produced 1 record"), "{log}");
 }

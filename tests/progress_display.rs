@@ -91,6 +91,13 @@ fn a_terminal_shows_live_lines_and_a_summary_table() {
     assert!(screen.contains("100% ETA"), "{screen}");
     assert!(screen.contains("in 200.0k 19.8 MB  out 200.0k"), "{screen}");
     assert!(screen.contains("lag 0"), "{screen}");
+    // Once the copy ended (the tasks idle), the rates are 0 at once, not a decaying average.
+    assert!(screen.contains("out 200.0k 19.8 MB  0/s  ["), "{screen}");
+    assert!(screen.contains("out 200.0k  0/s  lag 0"), "{screen}");
+    // No ETA of 0 s before everything was read (it is '-' until a rate was measured).
+    for (at, _) in screen.match_indices("% ETA 0s") {
+        assert_eq!(&screen[at - 3..at], "100", "{screen}");
+    }
     let table = &screen[screen
         .find("Summary")
         .unwrap_or_else(|| panic!("no summary table:\n{screen}"))..];

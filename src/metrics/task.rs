@@ -342,6 +342,8 @@ pub struct TaskMetrics {
     pub sink: SinkTaskMetrics,
     /// Error metrics.
     pub errors: ErrorMetrics,
+    /// Whether the handles are a source or a sink task's (`None`: not said, detached handles).
+    kind: Option<TaskKind>,
     /// Where the handles are registered (`None`: nowhere).
     registered: Option<(TaskFamilies, TaskLabels)>,
 }
@@ -426,6 +428,7 @@ impl TaskMetrics {
                 dlq_failures: counter(&f.dlq_failures, true),
                 last_error: f.last_error.get_or_create_owned(&l),
             },
+            kind: Some(kind),
             registered: Some((families.clone(), l)),
         }
     }
@@ -459,8 +462,22 @@ impl TaskMetrics {
                 active_count: ActiveCount::default(),
             },
             errors: ErrorMetrics::default(),
+            kind: None,
             registered: None,
         }
+    }
+
+    /// Handles in no registry of a task of `kind`.
+    pub fn detached_of(kind: TaskKind) -> Self {
+        Self {
+            kind: Some(kind),
+            ..Self::detached()
+        }
+    }
+
+    /// Whether these are a source or a sink task's handles (`None` for [`Self::detached`]).
+    pub fn kind(&self) -> Option<TaskKind> {
+        self.kind
     }
 
     /// Removes the task's series from the registry (the task is gone; a new instance of the

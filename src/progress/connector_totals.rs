@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use crate::worker::TaskActivity;
+use crate::metrics::TaskKind;
+use crate::worker::throughput::{earliest, moving_time};
+use crate::worker::{Activity, TaskActivity, Uncommitted};
 
 /// What a connector's tasks moved so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,32 +15,57 @@ pub struct ConnectorTotals {
     pub records_in: u64,
     /// Bytes read from topics (sinks; sources do not know their input's bytes per record).
     pub bytes_in: u64,
-    /// Records moved out: produced to topics, or put to the sink.
+    /// Records moved out: produced to topics and acknowledged, or put to the sink.
     pub records_out: u64,
     /// Bytes of the records moved out (keys, values and headers as in the topic).
     pub bytes_out: u64,
     /// Records that ended in an error (`total-record-errors`).
     pub errors: u64,
+    /// Tasks that stopped with an error: (task name, error).
+    pub failed: Vec<(String, String)>,
+    /// Records handled whose progress is not committed: what the next start repeats.
+    pub uncommitted: u64,
     /// For sources reading inputs of known size: bytes read and the inputs' size.
     pub input: Option<(u64, u64)>,
     /// For sinks: records left to read to the end of their partitions, when known.
     pub lag: Option<u64>,
-    /// The longest time a task was moving records.
+    /// The time records were moving: from the first record a task took in to the last one
+    /// a task moved out.
     pub active: Duration,
+    /// Whether no task is moving records (each is idle, stopped or failed).
+    pub idle: bool,
 }
 
 impl ConnectorTotals {
     /// The totals of one connector's task cells.
     pub fn of(cells: &[&TaskActivity]) -> Self {
-        let mut totals = Self::default();
+        let mut totals = Self {
+            idle: true,
+            ..Self::default()
+        };
+        let (mut first_in, mut last_out) = (None, None);
         for cell in cells {
-            totals.sink |=
-                cell.inflow.verb() == Some("read") || cell.throughput.verb() == Some("put");
+            totals.sink |= match cell.metrics.kind() {
+                Some(kind) => kind == TaskKind::Sink,
+                None => cell.inflow.verb() == Some("read") || cell.throughput.verb() == Some("put"),
+            };
             totals.records_in += cell.inflow.records();
             totals.bytes_in += cell.inflow.bytes();
             totals.records_out += cell.throughput.records();
             totals.bytes_out += cell.throughput.bytes();
             totals.errors += cell.errors.snapshot().total_record_errors;
+            match cell.get() {
+                Activity::Failed => {
+                    let error = cell.error().unwrap_or_else(|| "unknown error".to_owned());
+                    totals.failed.push((cell.name.clone(), error));
+                }
+                Activity::Busy | Activity::Restarting => totals.idle = false,
+                Activity::Idle(_) | Activity::Stopped => {}
+            }
+            totals.uncommitted += match cell.uncommitted() {
+                Some(Uncommitted::Source(n) | Uncommitted::Sink(n)) => n,
+                Some(Uncommitted::JournaledSource(_)) | None => 0,
+            };
             if let Some(p) = cell.input_progress() {
                 let (done, total) = totals.input.unwrap_or((0, 0));
                 totals.input = Some((done + p.done, total + p.total));
@@ -46,8 +73,13 @@ impl ConnectorTotals {
             if let Some(lag) = cell.lag() {
                 totals.lag = Some(totals.lag.unwrap_or(0) + lag);
             }
-            totals.active = totals.active.max(cell.throughput.active());
+            first_in = earliest(
+                first_in,
+                earliest(cell.inflow.first_at(), cell.throughput.first_at()),
+            );
+            last_out = last_out.max(cell.throughput.last_at());
         }
+        totals.active = moving_time(first_in, last_out);
         totals
     }
 }
@@ -93,5 +125,58 @@ mod tests {
         let t = ConnectorTotals::of(&[&s]);
         assert!(!t.sink);
         assert_eq!(t.input, Some((10, 40)));
+    }
+
+    #[test]
+    fn a_sink_that_moved_nothing_is_a_sink() {
+        let a = TaskActivity::new(
+            "c-0".into(),
+            TaskMetrics::detached_of(TaskKind::Sink),
+            TaskKind::Sink,
+        );
+        let t = ConnectorTotals::of(&[&a]);
+        assert!(t.sink);
+        assert_eq!((t.records_out, t.active), (0, Duration::ZERO));
+        let s = TaskActivity::new(
+            "s-0".into(),
+            TaskMetrics::detached_of(TaskKind::Source),
+            TaskKind::Source,
+        );
+        assert!(!ConnectorTotals::of(&[&s]).sink);
+    }
+
+    #[test]
+    fn failed_tasks_uncommitted_records_and_idleness_are_told() {
+        let a = TaskActivity::new("c-0".into(), TaskMetrics::detached(), TaskKind::Sink);
+        let b = TaskActivity::new("c-1".into(), TaskMetrics::detached(), TaskKind::Sink);
+        assert!(!ConnectorTotals::of(&[&a, &b]).idle, "tasks start busy");
+        a.set_uncommitted(Uncommitted::Sink(3));
+        a.failed("Task flush failed: disk full".into());
+        b.set_uncommitted(Uncommitted::Sink(0));
+        b.idle();
+        let t = ConnectorTotals::of(&[&a, &b]);
+        assert!(t.idle);
+        assert_eq!(
+            t.failed,
+            [("c-0".to_owned(), "Task flush failed: disk full".to_owned())]
+        );
+        assert_eq!((t.errors, t.uncommitted), (0, 3));
+        let j = TaskActivity::new("j-0".into(), TaskMetrics::detached(), TaskKind::Source);
+        j.set_uncommitted(Uncommitted::JournaledSource(9));
+        assert_eq!(ConnectorTotals::of(&[&j]).uncommitted, 0, "repeats nothing");
+    }
+
+    #[test]
+    fn the_time_runs_from_the_first_record_in_to_the_last_out_of_any_task() {
+        let a = TaskActivity::new("c-0".into(), TaskMetrics::detached(), TaskKind::Source);
+        let b = TaskActivity::new("c-1".into(), TaskMetrics::detached(), TaskKind::Source);
+        let t0 = std::time::Instant::now() + Duration::from_secs(1);
+        let at = |ms| t0 + Duration::from_millis(ms);
+        a.inflow.add_at("polled", 5, 0, at(0));
+        a.throughput.add_at("produced", 5, 50, at(300));
+        b.inflow.add_at("polled", 5, 0, at(100));
+        b.throughput.add_at("produced", 5, 50, at(1000));
+        let t = ConnectorTotals::of(&[&a, &b]);
+        assert_eq!((t.records_out, t.active), (10, Duration::from_secs(1)));
     }
 }

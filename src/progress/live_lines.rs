@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::connector_totals::ConnectorTotals;
 use super::log_writer;
-use super::rate::Rate;
+use super::rate::{Eta, Rate};
 use crate::herder::entities::ConnectorType;
 use crate::herder::HerderHandle;
 use crate::worker::throughput::human_bytes;
@@ -36,8 +36,7 @@ pub struct ConnectorState {
 struct Line {
     bar: ProgressBar,
     rate: Rate,
-    /// Whether the bar shows a known input size (bar, percentage, ETA).
-    sized: bool,
+    eta: Eta,
 }
 
 impl LiveLines {
@@ -87,8 +86,14 @@ impl LiveLines {
                 .bars
                 .entry((*name).to_owned())
                 .or_insert_with(|| Line::new(&self.multi));
-            let rate = line.rate.sample(now, totals.records_out);
-            line.update(&message(name, width, &state, &totals, rate), totals.input);
+            let rate = line.rate.sample(now, totals.records_out, !totals.idle);
+            let mut text = message(name, width, &state, &totals, rate);
+            if let Some((done, total)) = totals.input {
+                let eta = line.eta.sample(now, done, total);
+                text.push_str("  ");
+                text.push_str(&bar(done, total, eta));
+            }
+            line.bar.set_message(text);
         }
         // Connectors that are gone lose their line.
         let gone: Vec<String> = self
@@ -117,42 +122,48 @@ impl LiveLines {
 impl Line {
     fn new(multi: &MultiProgress) -> Self {
         let bar = multi.add(ProgressBar::no_length());
-        bar.set_style(plain_style());
+        bar.set_style(
+            ProgressStyle::with_template("{msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
         Self {
             bar,
             rate: Rate::default(),
-            sized: false,
+            eta: Eta::default(),
         }
-    }
-
-    fn update(&mut self, message: &str, input: Option<(u64, u64)>) {
-        match input {
-            Some((done, total)) => {
-                if !self.sized {
-                    self.bar.set_style(sized_style());
-                    self.sized = true;
-                }
-                self.bar.set_length(total);
-                self.bar.set_position(done);
-            }
-            None if self.sized => {
-                self.bar.set_style(plain_style());
-                self.sized = false;
-            }
-            None => {}
-        }
-        self.bar.set_message(message.to_owned());
     }
 }
 
-fn plain_style() -> ProgressStyle {
-    ProgressStyle::with_template("{msg}").unwrap_or_else(|_| ProgressStyle::default_bar())
-}
+/// Width of the bar between its brackets.
+const BAR_WIDTH: u64 = 24;
 
-fn sized_style() -> ProgressStyle {
-    ProgressStyle::with_template("{msg}  [{bar:24}] {percent:>3}% ETA {eta}")
-        .map(|s| s.progress_chars("=> "))
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
+/// `[============>           ]  52% ETA 2s` for `done` of `total` (`ETA -` while the time
+/// left is not known). The percentage is rounded down and the time left up: `100%` and
+/// `ETA 0s` mean everything was read.
+fn bar(done: u64, total: u64, eta: Option<Duration>) -> String {
+    let done = done.min(total);
+    let of = |scale: u64| {
+        u64::try_from(u128::from(done) * u128::from(scale) / u128::from(total.max(1)))
+            .unwrap_or(scale)
+    };
+    let (filled, percent) = if total == 0 {
+        (BAR_WIDTH, 100)
+    } else {
+        (of(BAR_WIDTH), of(100))
+    };
+    let mut bar = "=".repeat(usize::try_from(filled).unwrap_or(0));
+    if filled < BAR_WIDTH {
+        bar.push('>');
+        bar.push_str(&" ".repeat(usize::try_from(BAR_WIDTH - filled - 1).unwrap_or(0)));
+    }
+    // Whole seconds rounded up: `0s` only once everything was read.
+    let eta = eta.map_or_else(
+        || "-".to_owned(),
+        |d| {
+            let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+            format!("{:#}", HumanDuration(Duration::from_secs(secs)))
+        },
+    );
+    format!("[{bar}] {percent:>3}% ETA {eta}")
 }
 
 /// `src  RUNNING   in 1.20M  out 1.20M 24.0 MB  600k/s` (records in and out, bytes, records
@@ -248,6 +259,33 @@ mod tests {
         assert_eq!(
             message("src", 3, "PAUSED", &source, 0.0),
             "src  PAUSED    in 1.23M  out 20.0k 900 B  0/s"
+        );
+    }
+
+    #[test]
+    fn the_bar_shows_the_part_read_and_the_time_left() {
+        assert_eq!(bar(0, 1000, None), "[>                       ]   0% ETA -");
+        assert_eq!(
+            bar(520, 1000, Some(Duration::from_millis(1400))),
+            "[============>           ]  52% ETA 2s"
+        );
+        // Less than a second left is not nothing left.
+        assert_eq!(
+            bar(990, 1000, Some(Duration::from_millis(20))),
+            "[=======================>]  99% ETA 1s"
+        );
+        // 99.9 % is not 100 %.
+        assert_eq!(
+            bar(999, 1000, Some(Duration::from_secs(10))),
+            "[=======================>]  99% ETA 10s"
+        );
+        assert_eq!(
+            bar(1000, 1000, Some(Duration::ZERO)),
+            "[========================] 100% ETA 0s"
+        );
+        assert_eq!(
+            bar(0, 0, Some(Duration::ZERO)),
+            "[========================] 100% ETA 0s"
         );
     }
 }

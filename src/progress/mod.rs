@@ -101,7 +101,11 @@ impl ProgressDisplay {
             .map(|(name, cells)| ConnectorSummary::of(name, &ConnectorTotals::of(&cells)))
             .collect();
         for s in &summaries {
-            tracing::info!("{}", s.log_line());
+            if s.failed.is_empty() {
+                tracing::info!("{}", s.log_line());
+            } else {
+                tracing::warn!("{}", s.log_line());
+            }
         }
         if self.live && !summaries.is_empty() {
             eprint!("{}", summary::table(&summaries));

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::connector_totals::ConnectorTotals;
-use crate::worker::throughput::{human_bytes, summary};
+use crate::worker::throughput::{human_bytes, human_duration, rate, summary};
 
 /// What one connector moved during the run.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +22,10 @@ pub struct ConnectorSummary {
     pub duration: Duration,
     /// Records that ended in an error.
     pub errors: u64,
+    /// Tasks that stopped with an error: (task name, error).
+    pub failed: Vec<(String, String)>,
+    /// Records handled whose progress is not committed: what the next start repeats.
+    pub uncommitted: u64,
 }
 
 impl ConnectorSummary {
@@ -34,7 +38,14 @@ impl ConnectorSummary {
             bytes: totals.bytes_out,
             duration: totals.active,
             errors: totals.errors,
+            failed: totals.failed.clone(),
+            uncommitted: totals.uncommitted,
         }
+    }
+
+    /// Errors in all: records that ended in an error, and tasks that failed.
+    pub fn all_errors(&self) -> u64 {
+        self.errors + u64::try_from(self.failed.len()).unwrap_or(u64::MAX)
     }
 
     fn verb(&self) -> &'static str {
@@ -45,26 +56,46 @@ impl ConnectorSummary {
         }
     }
 
-    /// `Connector src (source): produced 1000 records, 100.0 KB in 0.52 s (1923 records/s), 0 errors.`
+    /// `Connector src (source): produced 1000 records, 100.0 KB in 0.52 s (1923 records/s), 0 errors.`;
+    /// records not committed and failed tasks are named, e.g. `…, 1 record not committed,
+    /// 1 error (task dst-0 FAILED: …).`
     pub fn log_line(&self) -> String {
-        format!(
-            "Connector {} ({}): {}, {} error{}.",
+        let mut line = format!(
+            "Connector {} ({}): {}",
             self.name,
             self.kind,
             summary(self.verb(), self.records, self.bytes, self.duration),
-            self.errors,
-            if self.errors == 1 { "" } else { "s" }
-        )
-    }
-
-    fn rate(&self) -> f64 {
-        let secs = self.duration.as_secs_f64();
-        #[allow(clippy::cast_precision_loss)]
-        if secs > 0.0 {
-            self.records as f64 / secs
-        } else {
-            0.0
+        );
+        if self.uncommitted > 0 {
+            let _ = write!(
+                line,
+                ", {} record{} not committed",
+                self.uncommitted,
+                plural(self.uncommitted)
+            );
         }
+        let all = self.all_errors();
+        let _ = write!(line, ", {all} error{}", plural(all));
+        if !self.failed.is_empty() {
+            let mut causes = Vec::new();
+            if self.errors > 0 {
+                causes.push(format!("{} in records", self.errors));
+            }
+            for (task, error) in &self.failed {
+                causes.push(format!("task {task} FAILED: {error}"));
+            }
+            let _ = write!(line, " ({})", causes.join("; "));
+        }
+        line.push('.');
+        line
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }
 
@@ -87,9 +118,9 @@ pub fn table(summaries: &[ConnectorSummary]) -> String {
                 s.kind.to_owned(),
                 s.records.to_string(),
                 human_bytes(s.bytes),
-                format!("{:.2} s", s.duration.as_secs_f64()),
-                format!("{:.0} records/s", s.rate()),
-                s.errors.to_string(),
+                human_duration(s.duration),
+                format!("{:.0} records/s", rate(s.records, s.duration)),
+                s.all_errors().to_string(),
             ]
         })
         .collect();
@@ -131,6 +162,8 @@ mod tests {
             bytes: 100_000,
             duration: Duration::from_millis(500),
             errors: 0,
+            failed: Vec::new(),
+            uncommitted: 0,
         }
     }
 
@@ -151,6 +184,8 @@ mod tests {
             bytes: 70,
             duration: Duration::from_secs(2),
             errors: 1,
+            failed: Vec::new(),
+            uncommitted: 0,
         };
         assert_eq!(
             table(&[src(), sink]),
@@ -159,5 +194,33 @@ mod tests {
              \x20 src         source    1000 100.0 KB   0.50 s 2000 records/s      0\n\
              \x20 a-long-sink sink         7     70 B   2.00 s    4 records/s      1\n"
         );
+    }
+
+    #[test]
+    fn a_failed_task_is_an_error_and_what_it_did_not_commit_is_said() {
+        let dst = ConnectorSummary {
+            name: "dst".into(),
+            kind: "sink",
+            records: 1,
+            bytes: 1,
+            duration: Duration::from_micros(3860),
+            errors: 0,
+            failed: vec![("dst-0".into(), "Task flush failed: disk full".into())],
+            uncommitted: 1,
+        };
+        assert_eq!(
+            dst.log_line(),
+            "Connector dst (sink): put 1 record, 1 B in 3.86 ms (259 records/s), 1 record not committed, 1 error (task dst-0 FAILED: Task flush failed: disk full)."
+        );
+        let both = ConnectorSummary {
+            errors: 2,
+            uncommitted: 0,
+            ..dst
+        };
+        assert_eq!(
+            both.log_line(),
+            "Connector dst (sink): put 1 record, 1 B in 3.86 ms (259 records/s), 3 errors (2 in records; task dst-0 FAILED: Task flush failed: disk full)."
+        );
+        assert!(table(&[both]).contains("259 records/s      3\n"));
     }
 }

@@ -75,6 +75,8 @@ struct Transaction {
     deliveries: Vec<Delivery>,
     /// Records sent in it.
     records: u64,
+    /// Bytes of those records.
+    bytes: u64,
 }
 
 impl Transaction {
@@ -215,12 +217,11 @@ impl ExactlyOnceSourceTaskRunner {
                 txn.add_offset(offset);
             }
             if !records.is_empty() {
-                let bytes = records
+                let bytes: u64 = records
                     .iter()
                     .map(|r| record_bytes(r.key.as_deref(), r.value.as_deref(), &r.headers))
                     .sum();
                 let count = u64::try_from(records.len()).unwrap_or(u64::MAX);
-                self.activity.throughput.add("produced", count, bytes);
                 let mut last_topic: Option<&str> = None;
                 for r in &records {
                     if last_topic != Some(r.topic.as_str()) {
@@ -230,6 +231,7 @@ impl ExactlyOnceSourceTaskRunner {
                 }
                 self.begin(txn)?;
                 txn.records += count;
+                txn.bytes += bytes;
                 txn.deliveries
                     .push(self.producer.send_batch(records).await?);
                 self.activity
@@ -273,6 +275,10 @@ impl ExactlyOnceSourceTaskRunner {
                     "Committed a transaction with its source offsets."
                 );
                 self.offsets.committed(&self.connector, offsets);
+                // Written once committed: an aborted transaction's records are never read.
+                self.activity
+                    .throughput
+                    .add("produced", txn.records, txn.bytes);
                 *txn = Transaction::default();
                 self.activity.set_uncommitted(Uncommitted::Source(0));
                 if let Err(e) = self.task.commit().await {

@@ -59,7 +59,8 @@ pub struct SourceTaskRunner {
     pub errors: ErrorHandler,
 }
 
-type Ack = (BatchId, Result<(), TopicError>);
+/// A batch's acknowledgement: its id, its records and the outcome.
+type Ack = (BatchId, u64, Result<(), TopicError>);
 
 impl SourceTaskRunner {
     /// Runs the task until `ctx.cancel` fires or it fails; then drains acknowledgements, flushes
@@ -79,6 +80,7 @@ impl SourceTaskRunner {
             submitted: SubmittedRecords::new(),
             unflushed: Vec::new(),
             sent: 0,
+            acked: 0,
             releasing: 0,
             stored: 0,
             ack_tx,
@@ -158,14 +160,15 @@ impl SourceTaskRunner {
                 let commit = self.source_offsets(&offsets);
                 if !commit.offsets.is_empty() {
                     // Every record was dropped or skipped: their offsets are committed alone.
-                    let id = state.submitted.submit(offsets);
                     let delivery = self
                         .producer
                         .send_batch_with_offsets(Vec::new(), commit)
                         .await?;
+                    // Submitted once sent: a send that failed leaves no batch to wait for.
+                    let id = state.submitted.submit(offsets);
                     let tx = state.ack_tx.clone();
                     tokio::spawn(async move {
-                        let _ = tx.send((id, delivery.await));
+                        let _ = tx.send((id, 0, delivery.await));
                     });
                 }
                 continue;
@@ -183,7 +186,6 @@ impl SourceTaskRunner {
                 .map(|r| record_bytes(r.key.as_deref(), r.value.as_deref(), &r.headers))
                 .sum();
             let count = u64::try_from(records.len()).unwrap_or(u64::MAX);
-            self.activity.throughput.add("produced", count, bytes);
             let mut last_topic: Option<&str> = None;
             for r in &records {
                 if last_topic != Some(r.topic.as_str()) {
@@ -192,8 +194,7 @@ impl SourceTaskRunner {
                 }
             }
             let commit = journaled.then(|| self.source_offsets(&offsets));
-            let id = state.submitted.submit(offsets);
-            state.sent += records.len() as u64;
+            state.sent += count;
             self.report_uncommitted(state);
             let sent_at = std::time::Instant::now();
             let delivery = match commit {
@@ -204,26 +205,35 @@ impl SourceTaskRunner {
                 }
                 None => self.producer.send_batch(records).await?,
             };
+            let id = state.submitted.submit(offsets);
             let tx = state.ack_tx.clone();
-            let produce_time = self.activity.metrics.source.produce_time.clone();
+            let activity = self.activity.clone();
             tokio::spawn(async move {
                 let acked = delivery.await;
-                produce_time.observe(sent_at.elapsed().as_secs_f64());
-                let _ = tx.send((id, acked));
+                activity
+                    .metrics
+                    .source
+                    .produce_time
+                    .observe(sent_at.elapsed().as_secs_f64());
+                // Written once acknowledged (`source-record-write-total`, as Kafka Connect
+                // counts on the producer's callbacks), at the instant it was.
+                if acked.is_ok() {
+                    activity.throughput.add("produced", count, bytes);
+                }
+                let _ = tx.send((id, count, acked));
             });
         }
     }
 
     /// Applies acknowledgements; with `wait`, waits for at least one.
     async fn take_acks(&mut self, state: &mut LoopState, wait: bool) -> Result<(), TaskError> {
-        let rx = &mut state.ack_rx;
         if wait {
-            if let Some(ack) = rx.recv().await {
-                apply(&mut state.submitted, ack)?;
+            if let Some(ack) = state.ack_rx.recv().await {
+                state.apply(ack)?;
             }
         }
-        while let Ok(ack) = rx.try_recv() {
-            apply(&mut state.submitted, ack)?;
+        while let Ok(ack) = state.ack_rx.try_recv() {
+            state.apply(ack)?;
         }
         Ok(())
     }
@@ -237,7 +247,8 @@ impl SourceTaskRunner {
                 Err(_) => {
                     warn!(
                         batches = state.submitted.in_flight(),
-                        "Timed out waiting for acknowledgements; their offsets are not committed."
+                        records = state.sent.saturating_sub(state.acked),
+                        "Timed out waiting for acknowledgements; their records are not counted as produced and their offsets are not committed."
                     );
                     break;
                 }
@@ -327,6 +338,8 @@ struct LoopState {
     unflushed: Vec<OffsetEntry>,
     /// Records sent.
     sent: u64,
+    /// Records acknowledged.
+    acked: u64,
     /// Records whose offsets are being stored (or wait for a retry).
     releasing: u64,
     /// Records whose offsets are stored.
@@ -335,8 +348,12 @@ struct LoopState {
     ack_rx: mpsc::UnboundedReceiver<Ack>,
 }
 
-fn apply(submitted: &mut SubmittedRecords, (id, result): Ack) -> Result<(), TaskError> {
-    result?;
-    submitted.ack(id);
-    Ok(())
+impl LoopState {
+    /// Applies one acknowledgement: a failed delivery fails the task.
+    fn apply(&mut self, (id, records, result): Ack) -> Result<(), TaskError> {
+        result?;
+        self.submitted.ack(id);
+        self.acked += records;
+        Ok(())
+    }
 }

@@ -290,7 +290,10 @@ pub async fn supervise(
         let result = run.await;
         let error = match result {
             Ok(()) => {
-                info!("Task stopped: {}", activity.throughput.summary());
+                info!(
+                    "Task stopped: {}",
+                    super::throughput::task_summary(&activity)
+                );
                 activity.stopped();
                 return;
             }
@@ -300,7 +303,7 @@ pub async fn supervise(
         if !(policy.enabled && error.is_retriable() && attempt < policy.max_attempts)
             || cancel.is_cancelled()
         {
-            error!(error = %shown, before = %activity.throughput.summary(), "Task failed; it will not run again until restarted.");
+            error!(error = %shown, before = %super::throughput::task_summary(&activity), "Task failed; it will not run again until restarted.");
             activity.failed(shown);
             return;
         }

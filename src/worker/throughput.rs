@@ -2,12 +2,20 @@
 //! e.g. `produced 1000 records, 100.0 KB in 0.52 s (1923 records/s)`. The counters are the
 //! task's metric handles (`source-record-write-total` or `sink-record-send-total`, and
 //! `connect_rs_task_record_bytes_total`): `GET /metrics` and the log line read the same counts.
+//!
+//! Records count once they are done with, as Kafka Connect counts them: a source's when the
+//! topic acknowledged them (a transaction's when it committed), a sink's when `put` returned.
+//! The time of a summary is the time the task was moving records: from the first record it took
+//! in to the last one it moved out, so the rate is the count over the interval it was made in.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use prometheus_client::metrics::counter::Counter;
+
+/// No `add` yet.
+const NEVER: u64 = u64::MAX;
 
 /// Record and byte counters of one task (shared by its restarts).
 #[derive(Debug)]
@@ -16,8 +24,10 @@ pub struct Throughput {
     verb: OnceLock<&'static str>,
     records: Counter,
     bytes: Counter,
-    /// Nanoseconds from `started` to the last `add`: how long the task was moving records.
-    active_nanos: AtomicU64,
+    /// Nanoseconds from `started` to the first `add` of records ([`NEVER`]: none yet).
+    first_nanos: AtomicU64,
+    /// Nanoseconds from `started` to the last `add` of records ([`NEVER`]: none yet).
+    last_nanos: AtomicU64,
 }
 
 impl Default for Throughput {
@@ -35,18 +45,33 @@ impl Throughput {
             verb: OnceLock::new(),
             records,
             bytes,
-            active_nanos: AtomicU64::new(0),
+            first_nanos: AtomicU64::new(NEVER),
+            last_nanos: AtomicU64::new(NEVER),
         }
     }
 
     /// Counts `records` records of `bytes` bytes (keys, values, header names and values);
     /// `verb` says what happened to them (`produced`, `put`).
     pub fn add(&self, verb: &'static str, records: u64, bytes: u64) {
+        self.add_at(verb, records, bytes, Instant::now());
+    }
+
+    /// [`Self::add`] of records done with at `at`.
+    pub fn add_at(&self, verb: &'static str, records: u64, bytes: u64, at: Instant) {
         let _ = self.verb.set(verb);
         self.records.inc_by(records);
         self.bytes.inc_by(bytes);
-        let active = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.active_nanos.fetch_max(active, Ordering::Relaxed);
+        if records > 0 {
+            let nanos = u64::try_from(at.saturating_duration_since(self.started).as_nanos())
+                .unwrap_or(NEVER - 1);
+            self.first_nanos.fetch_min(nanos, Ordering::Relaxed);
+            // `NEVER` is the largest value: the first `add` replaces it through `fetch_min`.
+            let _ = self
+                .last_nanos
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| {
+                    (last == NEVER || last < nanos).then_some(nanos)
+                });
+        }
     }
 
     /// What happened to the records counted (`produced`, `put`), once any were.
@@ -54,9 +79,21 @@ impl Throughput {
         self.verb.get().copied()
     }
 
-    /// How long the task was moving records: from its start to the last records counted.
-    pub fn active(&self) -> Duration {
-        Duration::from_nanos(self.active_nanos.load(Ordering::Relaxed))
+    fn at(&self, nanos: &AtomicU64) -> Option<Instant> {
+        match nanos.load(Ordering::Relaxed) {
+            NEVER => None,
+            n => Some(self.started + Duration::from_nanos(n)),
+        }
+    }
+
+    /// When the first records were counted, if any were.
+    pub fn first_at(&self) -> Option<Instant> {
+        self.at(&self.first_nanos)
+    }
+
+    /// When the last records were counted, if any were.
+    pub fn last_at(&self) -> Option<Instant> {
+        self.at(&self.last_nanos)
     }
 
     /// Records counted so far.
@@ -69,31 +106,81 @@ impl Throughput {
         self.bytes.get()
     }
 
-    /// `produced 1000 records, 100.0 KB in 0.52 s (1923 records/s)`.
-    pub fn summary(&self) -> String {
+    /// `produced 1000 records, 100.0 KB in 0.52 s (1923 records/s)`: what was moved out, over
+    /// the time from the first record `taken_in` to the last one moved out; `verb` says what
+    /// happened to them while none were counted.
+    pub fn summary(&self, taken_in: &Throughput, verb: &'static str) -> String {
         summary(
-            self.verb().unwrap_or("copied"),
+            self.verb().unwrap_or(verb),
             self.records(),
             self.bytes(),
-            self.started.elapsed(),
+            moving_time(
+                earliest(taken_in.first_at(), self.first_at()),
+                self.last_at(),
+            ),
         )
+    }
+}
+
+/// A task's summary, e.g. for its last log line: [`Throughput::summary`] of what it moved out
+/// since the first record it took in (`put 0 records` for a sink that moved nothing).
+pub fn task_summary(activity: &super::activity::TaskActivity) -> String {
+    let verb = match activity.metrics.kind() {
+        Some(crate::metrics::TaskKind::Sink) => "put",
+        Some(crate::metrics::TaskKind::Source) => "produced",
+        None => "copied",
+    };
+    activity.throughput.summary(&activity.inflow, verb)
+}
+
+/// The earlier of two instants that may be unknown.
+pub fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The time records were moving: from `first_in` (the first record taken in) to `last_out`
+/// (the last one moved out); zero when nothing was moved out.
+pub fn moving_time(first_in: Option<Instant>, last_out: Option<Instant>) -> Duration {
+    match (first_in, last_out) {
+        (Some(first), Some(last)) => last.saturating_duration_since(first),
+        _ => Duration::ZERO,
     }
 }
 
 /// The summary line for `records` records of `bytes` bytes moved in `elapsed`.
 pub fn summary(verb: &str, records: u64, bytes: u64, elapsed: Duration) -> String {
+    format!(
+        "{verb} {records} record{}, {} in {} ({:.0} records/s)",
+        if records == 1 { "" } else { "s" },
+        human_bytes(bytes),
+        human_duration(elapsed),
+        rate(records, elapsed)
+    )
+}
+
+/// Records per second: `records` over `elapsed` (0 over no time).
+pub fn rate(records: u64, elapsed: Duration) -> f64 {
     let secs = elapsed.as_secs_f64();
     #[allow(clippy::cast_precision_loss)]
-    let rate = if secs > 0.0 {
+    if secs > 0.0 {
         records as f64 / secs
     } else {
         0.0
-    };
-    format!(
-        "{verb} {records} record{}, {} in {secs:.2} s ({rate:.0} records/s)",
-        if records == 1 { "" } else { "s" },
-        human_bytes(bytes)
-    )
+    }
+}
+
+/// `0.52 s`, `12.30 s`; under 10 ms in milliseconds (`3.86 ms`), so a short copy does not read
+/// as taking no time at all.
+pub fn human_duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if d > Duration::ZERO && d < Duration::from_millis(10) {
+        format!("{:.2} ms", secs * 1e3)
+    } else {
+        format!("{secs:.2} s")
+    }
 }
 
 /// `512 B`, `100.0 KB`, `1.5 MB`, `2.0 GB` (powers of 1000).
@@ -140,6 +227,10 @@ mod tests {
             summary("put", 1, 10, Duration::ZERO),
             "put 1 record, 10 B in 0.00 s (0 records/s)"
         );
+        assert_eq!(
+            summary("put", 1, 10, Duration::from_micros(3860)),
+            "put 1 record, 10 B in 3.86 ms (259 records/s)"
+        );
         assert_eq!(human_bytes(1_500_000), "1.5 MB");
         assert_eq!(
             record_bytes(
@@ -148,6 +239,49 @@ mod tests {
                 &[("h".into(), Some(b"x".to_vec()))]
             ),
             5
+        );
+    }
+
+    #[test]
+    fn a_task_that_moved_nothing_says_what_it_would_have_done() {
+        use crate::metrics::{TaskKind, TaskMetrics};
+        let sink = super::super::activity::TaskActivity::new(
+            "s-0".into(),
+            TaskMetrics::detached_of(TaskKind::Sink),
+            TaskKind::Sink,
+        );
+        assert_eq!(
+            task_summary(&sink),
+            "put 0 records, 0 B in 0.00 s (0 records/s)"
+        );
+    }
+
+    #[test]
+    fn the_time_runs_from_the_first_record_taken_in_to_the_last_moved_out() {
+        let taken_in = Throughput::default();
+        let moved_out = Throughput::default();
+        assert_eq!(
+            moving_time(taken_in.first_at(), moved_out.last_at()),
+            Duration::ZERO
+        );
+        let t0 = Instant::now() + Duration::from_secs(5);
+        taken_in.add_at("polled", 10, 0, t0);
+        moved_out.add_at("produced", 4, 40, t0 + Duration::from_millis(500));
+        // Nothing moved: the instants stay.
+        moved_out.add_at("produced", 0, 0, t0 + Duration::from_secs(30));
+        moved_out.add_at("produced", 6, 60, t0 + Duration::from_secs(2));
+        // Records counted out of order do not move the end back.
+        moved_out.add_at("produced", 2, 20, t0 + Duration::from_secs(1));
+        assert_eq!(moved_out.first_at(), Some(t0 + Duration::from_millis(500)));
+        assert_eq!(moved_out.last_at(), Some(t0 + Duration::from_secs(2)));
+        assert_eq!(
+            moved_out.summary(&taken_in, "copied"),
+            "produced 12 records, 120 B in 2.00 s (6 records/s)"
+        );
+        // Without an inflow (or before it), the outflow's own first instant starts the time.
+        assert_eq!(
+            moved_out.summary(&Throughput::default(), "copied"),
+            "produced 12 records, 120 B in 1.50 s (8 records/s)"
         );
     }
 }
