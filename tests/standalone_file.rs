@@ -34,7 +34,8 @@ fn run_example(
     );
     assert!(out.status.success(), "{}", stderr(&out));
     // The bundled examples are clean: a run warns about nothing.
-    let warnings: Vec<&str> = stderr(&out)
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err
         .lines()
         .filter(|l| l.contains(" WARN ") || l.contains("warning"))
         .collect();
