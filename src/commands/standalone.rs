@@ -23,7 +23,7 @@ use crate::rest::{AppState, RestServer, WorkerInfo};
 use crate::storage::{FileOffsetStore, JournaledOffsetStore, OffsetStore};
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
-use crate::topics::TopicBackend;
+use crate::topics::{TopicBackend, TopicError};
 use crate::worker::Worker;
 
 /// Runs `standalone`.
@@ -307,6 +307,11 @@ impl Topics {
                 info!(kafka.cluster.id = %id, "Kafka cluster found.");
                 Ok(Some(id))
             }
+            Err(TopicError::Refused(refusal)) => Err(anyhow!(
+                "Kafka at bootstrap.servers={} refused the worker: {refusal}; check the \
+                 worker's security settings (security.protocol, sasl.*, ssl.*)",
+                kafka.bootstrap_servers()
+            )),
             Err(e) => Err(anyhow!(
                 "Kafka unreachable: no broker of bootstrap.servers={} answered within {} \
                  (the worker's default.api.timeout.ms; 60 s by default): {e}",

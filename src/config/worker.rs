@@ -320,6 +320,13 @@ pub fn common_worker_def() -> ConfigDef {
             Low,
             "Client id prefix of the worker's Kafka clients.",
         ))
+        .define(key(
+            "default.api.timeout.ms",
+            Int,
+            Def::Value("60000"),
+            Medium,
+            "How long the worker waits for Kafka at start-up (its cluster id lookup).",
+        ))
         .define(
             key(
                 "embedded.log.dir",

@@ -162,6 +162,10 @@ pub enum TopicError {
     /// A transient failure that may succeed when retried.
     #[error("{0}")]
     Retriable(String),
+    /// The cluster refused the client for good: failed authentication or TLS handshake
+    /// (librdkafka's reason, which holds no secret).
+    #[error("{0}")]
+    Refused(String),
     /// Any other failure.
     #[error("{0}")]
     Other(String),

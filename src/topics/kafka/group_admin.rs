@@ -12,10 +12,13 @@ use rdkafka::types::RDKafkaErrorCode;
 use connect_api::ConfigMap;
 
 use super::client_config;
+use super::refusal::RefusalWatch;
 use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
 
 /// How long one admin request may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one metadata request of [`cluster_id`] waits before looking for a refusal.
+const REFUSAL_CHECK: Duration = Duration::from_millis(500);
 /// The topic whose metadata request brings the cluster id (see [`cluster_id`]).
 const CLUSTER_ID_TOPIC: &str = "__consumer_offsets";
 
@@ -35,6 +38,19 @@ fn group_client(
     )
 }
 
+/// A client context that records refusals without logging librdkafka's errors: the cluster
+/// id lookup runs beside the worker's own clients, which log the same errors.
+#[derive(Clone)]
+struct RefusalOnly(RefusalWatch);
+
+impl rdkafka::client::ClientContext for RefusalOnly {
+    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
+        self.0.observe(&error, reason);
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for RefusalOnly {}
+
 fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ {
     move |e| TopicError::Other(format!("Could not {what}: {e}"))
 }
@@ -43,20 +59,48 @@ fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ 
 /// waiting up to `timeout` for a broker to answer.
 ///
 /// # Errors
-/// When Kafka cannot be reached in time.
+/// [`TopicError::Refused`] as soon as the cluster refuses the client's credentials or TLS
+/// handshake (as the Java admin client's `AuthenticationException`), else an error when Kafka
+/// cannot be reached in time.
 pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicError> {
-    let client = group_client(admin, "connect-rs-cluster-id")?;
+    let mut props = admin.clone();
+    props.insert("group.id".to_owned(), "connect-rs-cluster-id".to_owned());
+    props.insert("enable.auto.commit".to_owned(), "false".to_owned());
+    let config = client_config::layered(&[&props])?;
+    let watch = RefusalWatch::for_config(&config);
+    let client: BaseConsumer<RefusalOnly> =
+        client_config::create(config, RefusalOnly(watch.clone()), "cluster id client")?;
     let bootstrap = admin.get("bootstrap.servers").map_or("", String::as_str);
     // librdkafka's wait for the id (rd_kafka_clusterid) sends no request: it waits for
     // metadata the client fetches by itself, and its first connection is sometimes only made by
     // a periodic timer: 0.1-1.1 s of start-up before any task ran (bench/kafka-side-by-side.sh).
     // A metadata request for one topic connects at once and brings the id (Metadata v2+);
     // `__consumer_offsets` is never auto-created by a metadata request, and its absence is fine.
+    // It is asked in short waits, so that a refusal ends the wait at once.
     let started = std::time::Instant::now();
-    client
-        .client()
-        .fetch_metadata(Some(CLUSTER_ID_TOPIC), timeout)
-        .map_err(|e| TopicError::Other(format!("No cluster id from Kafka at {bootstrap}: {e}")))?;
+    loop {
+        let asked = std::time::Instant::now();
+        let left = timeout.saturating_sub(started.elapsed());
+        let wait = left.min(REFUSAL_CHECK);
+        match client.client().fetch_metadata(Some(CLUSTER_ID_TOPIC), wait) {
+            Ok(_) => break,
+            Err(e) => {
+                // librdkafka hands its errors to the context's callback only when polled.
+                let _ = client.poll(Duration::ZERO);
+                if let Some(refusal) = watch.refusal() {
+                    return Err(TopicError::Refused(refusal));
+                }
+                if left <= wait {
+                    return Err(TopicError::Other(format!(
+                        "No cluster id from Kafka at {bootstrap}: {e}"
+                    )));
+                }
+                // A refused TCP connection fails at once: ask again after the wait, not in a
+                // busy loop.
+                std::thread::sleep(wait.saturating_sub(asked.elapsed()));
+            }
+        }
+    }
     client
         .client()
         .fetch_cluster_id(timeout.saturating_sub(started.elapsed()).max(TIMEOUT))
