@@ -15,11 +15,7 @@ fn run_example(
     listeners: &str,
     output: &str,
 ) -> Vec<u8> {
-    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    std::fs::create_dir_all(w.path("examples")).unwrap();
-    for name in [worker, source, sink, "input.txt"] {
-        std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
-    }
+    copy_examples(w, [worker, source, sink, "input.txt"]);
     let worker_path = w.path(&format!("examples/{worker}"));
     let content = std::fs::read_to_string(&worker_path).unwrap();
     // A top-level key goes first (in TOML, later keys belong to the last table).
@@ -33,14 +29,31 @@ fn run_example(
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    // The bundled examples are clean: a run warns about nothing.
-    let err = stderr(&out);
+    assert_warns_nothing(&out);
+    std::fs::read(w.path(&format!("examples/{output}"))).unwrap()
+}
+
+/// Copies the named files of the repository's `examples/` into `w/examples/`, and its
+/// `examples/examples` link as it is in the repository (a link to `examples/` itself).
+fn copy_examples(w: &Workdir, names: [&str; 4]) {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::create_dir_all(w.path("examples")).unwrap();
+    for name in names {
+        std::fs::copy(examples.join(name), w.path(&format!("examples/{name}"))).unwrap();
+    }
+    let link = std::fs::read_link(examples.join("examples"))
+        .expect("examples/examples is a link, so the examples run from inside examples/");
+    std::os::unix::fs::symlink(link, w.path("examples/examples")).unwrap();
+}
+
+/// The bundled examples are clean: a run warns about nothing.
+fn assert_warns_nothing(out: &std::process::Output) {
+    let err = stderr(out);
     let warnings: Vec<&str> = err
         .lines()
         .filter(|l| l.contains(" WARN ") || l.contains("warning"))
         .collect();
     assert!(warnings.is_empty(), "{warnings:#?}");
-    std::fs::read(w.path(&format!("examples/{output}"))).unwrap()
 }
 
 #[test]
@@ -58,7 +71,43 @@ fn the_readme_example_copies_the_input_to_the_output() {
     );
     assert_eq!(output, std::fs::read(w.path("examples/input.txt")).unwrap());
     // The embedded log lives where the worker file says.
-    assert!(w.path("connect-rs-data/connect.offsets.json").exists());
+    assert!(w
+        .path("examples/connect-rs-data/connect.offsets.json")
+        .exists());
+}
+
+#[test]
+fn the_readme_example_runs_from_inside_examples_on_the_same_files() {
+    let w = Workdir::new();
+    let names = [
+        "worker.properties",
+        "file-source.properties",
+        "file-sink.properties",
+    ];
+    let output = run_example(&w, names, "listeners=http://127.0.0.1:0", "output.txt");
+    assert_eq!(output, std::fs::read(w.path("examples/input.txt")).unwrap());
+    // Lines appended, then the same job from inside examples/ with the files' own names: it
+    // reads the same input and data directory, so it copies only the new lines.
+    let mut input = std::fs::read(w.path("examples/input.txt")).unwrap();
+    input.extend_from_slice(b"appended line 1\nappended line 2\n");
+    std::fs::write(w.path("examples/input.txt"), &input).unwrap();
+    let mut args = vec!["standalone", "--exit-when-idle=300ms"];
+    args.extend(names);
+    let run = w.path("run-inside");
+    std::fs::create_dir_all(&run).unwrap();
+    let out = w
+        .command(&args)
+        .current_dir(w.path("examples"))
+        .stdout(std::fs::File::create(run.join("stdout")).unwrap())
+        .stderr(std::fs::File::create(run.join("stderr")).unwrap())
+        .status()
+        .expect("run connect-rs");
+    let err = std::fs::read_to_string(run.join("stderr")).unwrap();
+    assert!(out.success(), "{err}");
+    assert_eq!(std::fs::read(w.path("examples/output.txt")).unwrap(), input);
+    // The same data directory: the source resumed after the lines the first run copied.
+    assert!(err.contains("produced 2 records"), "{err}");
+    assert!(!w.path("connect-rs-data").exists());
 }
 
 #[test]
