@@ -34,7 +34,7 @@ use support::cluster::{
     all_in_state, placement, task_owners, Cluster, ClusterSpec, Runtime, Worker, CONVERGE,
     SESSION_TIMEOUT_MS,
 };
-use support::kafka::{broker, secure_broker, Broker};
+use support::kafka::{broker, dedicated_broker, secure_broker, Broker};
 use support::{line_index, numbered_lines, wait_for, Workdir, WIDTH};
 
 /// The runtime the scenarios run: connect-rs, or Kafka Connect with
@@ -1231,5 +1231,64 @@ fn cluster_scope_logger_levels_cross_between_kafka_connect_and_connect_rs() {
             format!(r#"logger-cluster-{RUNTIME_LOGGER}	{{"level":"DEBUG"}}"#),
             format!(r#"logger-cluster-{JSON_LOGGER}	{{"level":"TRACE"}}"#),
         ]
+    );
+}
+
+/// `PUT path` with `body` through `worker`, waiting up to `timeout` for the answer (the test
+/// client gives up after 30 s, as long as the write this waits for may take).
+fn put_waiting(
+    worker: &Worker,
+    path: &str,
+    body: &Value,
+    timeout: Duration,
+) -> support::http::Response {
+    use std::io::Read;
+    let addr = worker.client.addr;
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the worker");
+    stream
+        .set_read_timeout(Some(timeout))
+        .expect("a read timeout");
+    let body = body.to_string();
+    write!(
+        stream,
+        "PUT {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send the request");
+    let mut raw = Vec::new();
+    stream
+        .read_to_end(&mut raw)
+        .unwrap_or_else(|e| panic!("PUT {path}: no answer within {timeout:?}: {e}"));
+    support::http::parse_response(&raw).expect("an HTTP response")
+}
+
+/// 10. A cluster-wide level that cannot be written (the broker is down) is Kafka Connect's
+///     500 `Error writing logger level to Kafka` after its 30 s write timeout, not a 204.
+#[test]
+fn a_cluster_scope_logger_level_that_cannot_be_written_is_a_500() {
+    let broker = dedicated_broker("loggers-outage");
+    let spec = ClusterSpec::new(broker.bootstrap(), "dk-loggers-outage");
+    let cluster = Cluster::start(spec, under_test(), 1);
+    let w = &cluster.workers[0];
+    wait_healthy(w);
+    broker.pause();
+    let asked = Instant::now();
+    let r = put_waiting(
+        w,
+        &format!("/admin/loggers/{RUNTIME_LOGGER}?scope=cluster"),
+        &json!({"level": "DEBUG"}),
+        Duration::from_secs(90),
+    );
+    let waited = asked.elapsed();
+    broker.resume();
+    assert_eq!(r.status, 500, "{}", r.body);
+    assert_eq!(
+        r.json(),
+        json!({"error_code": 500, "message": "Error writing logger level to Kafka"})
+    );
+    assert!(
+        waited >= Duration::from_secs(29),
+        "answered after {waited:?}"
     );
 }
