@@ -277,3 +277,57 @@ fn active_topics_live_in_the_status_topic() {
         assert_eq!(values[1], "null", "{status}");
     }
 }
+
+/// Cluster-wide logger levels (KIP-976) on the embedded log: a cluster-scope PUT answers 204,
+/// writes `logger-cluster-<namespace>` to the config topic as Kafka Connect writes it (the level
+/// as the request spelled it) and applies it; a worker started afterwards does not apply it.
+#[test]
+fn a_cluster_scope_logger_level_is_written_to_the_config_topic_and_applied() {
+    const RUNTIME: &str = "org.apache.kafka.connect.runtime";
+    let w = Workdir::new();
+    let worker = w.worker(DISTRIBUTED);
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    let c = &running.client;
+    let path = format!("/admin/loggers/{RUNTIME}");
+    assert_eq!(c.get(&path).status, 404, "not set yet");
+    let r = c.put(&format!("{path}?scope=cluster"), &json!({"level": "debug"}));
+    assert_eq!((r.status, r.body.as_str()), (204, ""));
+    wait_for("the level applied", Duration::from_secs(5), || {
+        let l = c.get(&path);
+        l.status == 200 && l.json()["level"] == "DEBUG" && l.json()["last_modified"].is_u64()
+    });
+    assert_eq!(c.get("/admin/loggers").json()[RUNTIME]["level"], "DEBUG");
+    // A name that can be no logger is refused before anything is written.
+    let r = c.put(
+        "/admin/loggers/a=b?scope=cluster",
+        &json!({"level": "INFO"}),
+    );
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert_eq!(r.json()["message"], "Logger a=b not found.");
+    stop(running);
+
+    let configs = topic_lines(&w, &worker, "connect-configs");
+    assert_eq!(
+        values_of(&configs, &format!("logger-cluster-{RUNTIME}")),
+        [r#"{"level":"debug"}"#],
+        "{configs}"
+    );
+    assert!(!configs.contains("logger-cluster-a=b"), "{configs}");
+
+    // Written before this worker started: not applied. A record written since is.
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    let c = &running.client;
+    let r = c.put(
+        "/admin/loggers/org.apache.kafka.connect.storage?scope=cluster",
+        &json!({"level": "TRACE"}),
+    );
+    assert_eq!((r.status, r.body.as_str()), (204, ""));
+    wait_for("the new level applied", Duration::from_secs(5), || {
+        c.get("/admin/loggers/org.apache.kafka.connect.storage")
+            .json()["level"]
+            == "TRACE"
+    });
+    let r = c.get(&path);
+    assert_eq!(r.status, 404, "{}", r.body);
+    stop(running);
+}

@@ -34,7 +34,7 @@ use support::cluster::{
     all_in_state, placement, task_owners, Cluster, ClusterSpec, Runtime, Worker, CONVERGE,
     SESSION_TIMEOUT_MS,
 };
-use support::kafka::{broker, secure_broker, Broker};
+use support::kafka::{broker, dedicated_broker, secure_broker, Broker};
 use support::{line_index, numbered_lines, wait_for, Workdir, WIDTH};
 
 /// The runtime the scenarios run: connect-rs, or Kafka Connect with
@@ -1028,4 +1028,267 @@ fn three_workers_share_the_tasks_over_sasl_ssl() {
             "a worker log shows the SASL password"
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cluster-wide logger levels (KIP-976, issue 35)
+// ---------------------------------------------------------------------------------------------
+
+/// Loggers the scenarios set (Kafka Connect knows any name; connect-rs maps these onto its own
+/// code).
+const RUNTIME_LOGGER: &str = "org.apache.kafka.connect.runtime";
+const STORAGE_LOGGER: &str = "org.apache.kafka.connect.storage";
+const JSON_LOGGER: &str = "org.apache.kafka.connect.json";
+
+/// `GET /admin/loggers/{name}` on `worker` when it answers 200.
+fn logger(worker: &Worker, name: &str) -> Option<Value> {
+    worker.get_json(&format!("/admin/loggers/{name}"))
+}
+
+/// Whether `worker` reports logger `name` at `level`, changed at run time (`last_modified` set),
+/// in `GET /admin/loggers/{name}` and in the list of `GET /admin/loggers`.
+fn applied(worker: &Worker, name: &str, level: &str) -> bool {
+    let set = |l: &Value| l["level"] == level && l["last_modified"].is_u64();
+    logger(worker, name).is_some_and(|l| set(&l))
+        && worker
+            .get_json("/admin/loggers")
+            .is_some_and(|all| set(&all[name]))
+}
+
+/// Whether `worker` does not report logger `name` at `level` (it has no such logger, or
+/// another level).
+fn not_at(worker: &Worker, name: &str, level: &str) -> bool {
+    logger(worker, name).is_none_or(|l| l["level"] != level)
+}
+
+/// `PUT /admin/loggers/{name}?scope=cluster` with `{"level": level}` on `worker`: Kafka Connect's
+/// 204 without a body.
+fn set_cluster_level(worker: &Worker, name: &str, level: &str) {
+    let r = worker.client.put(
+        &format!("/admin/loggers/{name}?scope=cluster"),
+        &json!({ "level": level }),
+    );
+    assert_eq!(
+        r.status,
+        204,
+        "cluster-scope PUT of {name} on {}: {}",
+        worker.worker_id(),
+        r.body
+    );
+    assert!(r.body.is_empty(), "a 204 has no body: {}", r.body);
+}
+
+/// The `logger-cluster-` records of `topic` as Kafka's console consumer prints them (key, tab,
+/// value), in the order written.
+fn logger_records(broker: &Broker, topic: &str) -> Vec<String> {
+    let out =
+        broker.consume_from_beginning(topic, 10_000, 5_000, &["--property", "print.key=true"]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("logger-cluster-"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Waits until `worker` reports itself healthy (`GET /health` 200: it completed start-up, its
+/// read of the config topic included).
+fn wait_healthy(worker: &Worker) {
+    wait_for(&format!("{} healthy", worker.worker_id()), CONVERGE, || {
+        worker.try_get("/health").is_some_and(|r| r.status == 200)
+    });
+}
+
+/// How long every worker may take to apply a cluster-wide level once it is written.
+const LOGGER_SPREAD: Duration = Duration::from_secs(5);
+
+/// 8. Cluster-wide logger levels (KIP-976): a cluster-scope PUT on one worker writes
+///    `logger-cluster-<namespace>` to the config topic and every worker applies it within
+///    seconds; a worker started afterwards does not apply what was written before it started
+///    (but does apply later records); a worker-scope PUT changes that worker only.
+#[test]
+fn a_cluster_scope_logger_level_reaches_every_worker() {
+    let broker = broker();
+    let spec = ClusterSpec::new(broker.bootstrap(), "dk-loggers");
+    let mut cluster = Cluster::start(spec, under_test(), 3);
+    for w in &cluster.workers {
+        wait_healthy(w);
+        assert!(not_at(w, RUNTIME_LOGGER, "DEBUG"), "{}", w.worker_id());
+    }
+
+    set_cluster_level(&cluster.workers[1], RUNTIME_LOGGER, "DEBUG");
+    let at = Instant::now();
+    cluster.wait_all(
+        &format!("{RUNTIME_LOGGER} at DEBUG on every worker within {LOGGER_SPREAD:?}"),
+        LOGGER_SPREAD,
+        |w| applied(w, RUNTIME_LOGGER, "DEBUG"),
+    );
+    eprintln!("DEBUG on every worker after {:?}", at.elapsed());
+    let topic = cluster.spec.config_topic.clone();
+    assert_eq!(
+        logger_records(&broker, &topic),
+        [format!(
+            r#"logger-cluster-{RUNTIME_LOGGER}	{{"level":"DEBUG"}}"#
+        )]
+    );
+
+    // A worker started afterwards keeps its own level: the record was written before it
+    // started. It applies a later one, so it has read past the first.
+    let late = cluster.add(under_test());
+    wait_healthy(&cluster.workers[late]);
+    set_cluster_level(&cluster.workers[late], STORAGE_LOGGER, "TRACE");
+    cluster.wait_all(
+        &format!("{STORAGE_LOGGER} at TRACE on every worker, the new one included"),
+        LOGGER_SPREAD,
+        |w| applied(w, STORAGE_LOGGER, "TRACE"),
+    );
+    let w = &cluster.workers[late];
+    assert!(
+        not_at(w, RUNTIME_LOGGER, "DEBUG"),
+        "the worker started after the record applied it: {:?}",
+        logger(w, RUNTIME_LOGGER)
+    );
+
+    // Worker scope: that worker only. A later cluster-wide record, applied everywhere, shows
+    // that the others have read everything written before it.
+    let r = cluster.workers[2].client.put(
+        &format!("/admin/loggers/{RUNTIME_LOGGER}"),
+        &json!({"level": "WARN"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.json()
+            .as_array()
+            .is_some_and(|a| a.contains(&json!(RUNTIME_LOGGER))),
+        "{}",
+        r.body
+    );
+    set_cluster_level(&cluster.workers[0], JSON_LOGGER, "error");
+    cluster.wait_all(
+        &format!("{JSON_LOGGER} at ERROR on every worker"),
+        LOGGER_SPREAD,
+        |w| applied(w, JSON_LOGGER, "ERROR"),
+    );
+    for (i, w) in cluster.workers.iter().enumerate() {
+        let level = logger(w, RUNTIME_LOGGER).map(|l| l["level"].clone());
+        match i {
+            2 => assert_eq!(level, Some(json!("WARN")), "the worker-scope PUT's worker"),
+            _ if i == late => assert!(not_at(w, RUNTIME_LOGGER, "DEBUG"), "{level:?}"),
+            _ => assert_eq!(level, Some(json!("DEBUG")), "worker {i} keeps DEBUG"),
+        }
+    }
+    // The level is written as the request spelled it, as Kafka Connect writes it.
+    assert_eq!(
+        logger_records(&broker, &topic),
+        [
+            format!(r#"logger-cluster-{RUNTIME_LOGGER}	{{"level":"DEBUG"}}"#),
+            format!(r#"logger-cluster-{STORAGE_LOGGER}	{{"level":"TRACE"}}"#),
+            format!(r#"logger-cluster-{JSON_LOGGER}	{{"level":"error"}}"#),
+        ]
+    );
+}
+
+/// 9. Cluster-wide logger levels between runtimes: in one group, a cluster-scope PUT on a
+///    connect-rs worker changes an Apache Kafka Connect worker's level, and one on the Kafka
+///    Connect worker changes connect-rs's: each applies the record the other wrote.
+#[test]
+fn cluster_scope_logger_levels_cross_between_kafka_connect_and_connect_rs() {
+    let broker = broker();
+    let spec = ClusterSpec::new(broker.bootstrap(), "dk-loggers-mixed");
+    let mut cluster = Cluster::start(spec, Runtime::KafkaConnect, 1);
+    let rs = cluster.add(Runtime::ConnectRs);
+    for w in &cluster.workers {
+        wait_healthy(w);
+    }
+    let (java, rs) = (&cluster.workers[0], &cluster.workers[rs]);
+    assert!(not_at(java, RUNTIME_LOGGER, "DEBUG"));
+
+    set_cluster_level(rs, RUNTIME_LOGGER, "DEBUG");
+    wait_for(
+        "Kafka Connect applies connect-rs's record",
+        LOGGER_SPREAD,
+        || applied(java, RUNTIME_LOGGER, "DEBUG"),
+    );
+    assert!(
+        applied(rs, RUNTIME_LOGGER, "DEBUG"),
+        "{:?}",
+        logger(rs, RUNTIME_LOGGER)
+    );
+
+    set_cluster_level(java, JSON_LOGGER, "TRACE");
+    wait_for(
+        "connect-rs applies Kafka Connect's record",
+        LOGGER_SPREAD,
+        || applied(rs, JSON_LOGGER, "TRACE"),
+    );
+    wait_for(
+        "Kafka Connect applies its own record",
+        LOGGER_SPREAD,
+        || applied(java, JSON_LOGGER, "TRACE"),
+    );
+    assert_eq!(
+        logger_records(&broker, &cluster.spec.config_topic),
+        [
+            format!(r#"logger-cluster-{RUNTIME_LOGGER}	{{"level":"DEBUG"}}"#),
+            format!(r#"logger-cluster-{JSON_LOGGER}	{{"level":"TRACE"}}"#),
+        ]
+    );
+}
+
+/// `PUT path` with `body` through `worker`, waiting up to `timeout` for the answer (the test
+/// client gives up after 30 s, as long as the write this waits for may take).
+fn put_waiting(
+    worker: &Worker,
+    path: &str,
+    body: &Value,
+    timeout: Duration,
+) -> support::http::Response {
+    use std::io::Read;
+    let addr = worker.client.addr;
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the worker");
+    stream
+        .set_read_timeout(Some(timeout))
+        .expect("a read timeout");
+    let body = body.to_string();
+    write!(
+        stream,
+        "PUT {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send the request");
+    let mut raw = Vec::new();
+    stream
+        .read_to_end(&mut raw)
+        .unwrap_or_else(|e| panic!("PUT {path}: no answer within {timeout:?}: {e}"));
+    support::http::parse_response(&raw).expect("an HTTP response")
+}
+
+/// 10. A cluster-wide level that cannot be written (the broker is down) is Kafka Connect's
+///     500 `Error writing logger level to Kafka` after its 30 s write timeout, not a 204.
+#[test]
+fn a_cluster_scope_logger_level_that_cannot_be_written_is_a_500() {
+    let broker = dedicated_broker("loggers-outage");
+    let spec = ClusterSpec::new(broker.bootstrap(), "dk-loggers-outage");
+    let cluster = Cluster::start(spec, under_test(), 1);
+    let w = &cluster.workers[0];
+    wait_healthy(w);
+    broker.pause();
+    let asked = Instant::now();
+    let r = put_waiting(
+        w,
+        &format!("/admin/loggers/{RUNTIME_LOGGER}?scope=cluster"),
+        &json!({"level": "DEBUG"}),
+        Duration::from_secs(90),
+    );
+    let waited = asked.elapsed();
+    broker.resume();
+    assert_eq!(r.status, 500, "{}", r.body);
+    assert_eq!(
+        r.json(),
+        json!({"error_code": 500, "message": "Error writing logger level to Kafka"})
+    );
+    assert!(
+        waited >= Duration::from_secs(29),
+        "answered after {waited:?}"
+    );
 }
