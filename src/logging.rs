@@ -309,13 +309,11 @@ impl Model {
         level: LogLevel,
         now: u64,
     ) -> Result<Vec<String>, InvalidLoggerName> {
+        check_name(name)?;
         let root = is_root(name);
         let candidates: Vec<String> = if root {
             self.current().into_iter().collect()
         } else {
-            for target in targets_of(name) {
-                directive(&target, level).map_err(|()| InvalidLoggerName(name.to_owned()))?;
-            }
             let mut c: Vec<String> = self
                 .current()
                 .into_iter()
@@ -364,6 +362,22 @@ impl Model {
             .filter(|(_, r)| r.level != LogLevel::Off)
             .collect()
     }
+}
+
+/// Checks that `name` can be a logger: `root`, or a name whose tracing targets can be set in
+/// a filter directive (a plain target, see [`directive`]). Changes nothing.
+///
+/// # Errors
+/// `name` cannot be a tracing target (e.g. it contains `=` or `[`): Kafka Connect's 404 message
+/// `Logger <name> not found.`
+pub fn check_name(name: &str) -> Result<(), InvalidLoggerName> {
+    if is_root(name) {
+        return Ok(());
+    }
+    for target in targets_of(name) {
+        directive(&target, LogLevel::Info).map_err(|()| InvalidLoggerName(name.to_owned()))?;
+    }
+    Ok(())
 }
 
 /// The directive `target=level`, if `target` is a plain target (no span or field filter, no
@@ -438,6 +452,8 @@ impl LogLevels {
     /// # Errors
     /// `name` cannot be a tracing target (e.g. it contains `=` or `[`).
     pub fn set(&self, name: &str, level: LogLevel) -> Result<Vec<String>, InvalidLoggerName> {
+        check_name(name)?;
+        tracing::info!("Setting level of namespace {name} and children to {level}");
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -449,6 +465,26 @@ impl LogLevels {
             }
         }
         Ok(affected)
+    }
+
+    /// Sets `name` to the level named `level` (any case), as Kafka Connect's
+    /// `setWorkerLoggerLevel` applies a cluster-wide level read from the config topic (KIP-976):
+    /// an invalid level, or a name that cannot be a logger, is logged and ignored. Returns the
+    /// loggers whose level changed (see [`set`](Self::set)).
+    pub fn set_named(&self, name: &str, level: &str) -> Vec<String> {
+        let parsed = match level.parse::<LogLevel>() {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                tracing::warn!(
+                    "Ignoring request to set invalid level '{level}' for namespace {name}"
+                );
+                return Vec::new();
+            }
+        };
+        self.set(name, parsed).unwrap_or_else(|e| {
+            tracing::warn!("Ignoring request to set level {parsed} for namespace {name}: {e}");
+            Vec::new()
+        })
     }
 }
 
@@ -608,6 +644,33 @@ mod tests {
         l.set("connect_rs.worker", LogLevel::Warn).unwrap();
         let text = l.lock().model.filter().to_string();
         assert!(text.contains("connect_rs::worker=warn"), "{text}");
+    }
+
+    #[test]
+    fn a_level_by_name_is_set_as_kafka_connect_applies_a_cluster_level() {
+        let l = LogLevels::detached("info");
+        assert_eq!(
+            l.set_named("connect_rs.worker", "debug"),
+            ["connect_rs.worker"]
+        );
+        assert_eq!(
+            l.level("connect_rs.worker").map(|r| r.level),
+            Some(LogLevel::Debug)
+        );
+        // An invalid level or a name that is no logger changes nothing.
+        assert!(l.set_named("connect_rs.worker", "LOUD").is_empty());
+        assert!(l.set_named("a=b", "WARN").is_empty());
+        assert_eq!(
+            l.level("connect_rs.worker").map(|r| r.level),
+            Some(LogLevel::Debug)
+        );
+        assert!(l.level("a=b").is_none());
+        assert_eq!(
+            check_name("a[b]"),
+            Err(InvalidLoggerName("a[b]".to_owned()))
+        );
+        assert_eq!(check_name("ROOT"), Ok(()));
+        assert_eq!(check_name("org.apache.kafka.connect.runtime"), Ok(()));
     }
 
     #[test]

@@ -200,6 +200,15 @@ impl HerderCore {
             Request::VerifyTaskGeneration { reply, .. } => {
                 let _ = reply.send(Ok(()));
             }
+            Request::SetClusterLoggerLevel {
+                namespace,
+                level,
+                reply,
+            } => {
+                // Kafka Connect's StandaloneHerder: this single worker is the entire cluster.
+                crate::logging::levels().set_named(&namespace, &level);
+                let _ = reply.send(Ok(()));
+            }
             Request::PutConfig { reply, .. } => {
                 let _ = reply.send(Err(not_shared("PutConfig")));
             }

@@ -222,6 +222,16 @@ pub(crate) enum Request {
         generation: u32,
         reply: oneshot::Sender<Result<(), HerderError>>,
     },
+    /// `PUT /admin/loggers/{namespace}?scope=cluster` (KIP-976; Kafka Connect's
+    /// `setClusterLoggerLevel`), with a level REST has checked, as the request spelled it.
+    /// Standalone: this worker is the whole cluster, the level is set here (as worker scope).
+    /// Distributed: any worker (no forwarding) writes `logger-cluster-<namespace>` to the config
+    /// topic, and every worker applies it when it reads it back.
+    SetClusterLoggerLevel {
+        namespace: String,
+        level: String,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    },
     /// How long until every task has been idle for the duration (`None`: one is busy, or the
     /// distributed herder has not settled).
     IdleLeft(
@@ -554,6 +564,26 @@ impl HerderHandle {
             name: name.to_owned(),
             task,
             generation,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(gone()))
+    }
+
+    /// Sets the level of logger `namespace` (and the loggers below it) on every worker of the
+    /// cluster (KIP-976); `level` is a valid level name, written as given.
+    ///
+    /// # Errors
+    /// Distributed: Internal when the record cannot be written to the config topic within 30 s
+    /// (Kafka Connect's `Error writing logger level to Kafka`).
+    pub async fn set_cluster_logger_level(
+        &self,
+        namespace: &str,
+        level: &str,
+    ) -> Result<(), HerderError> {
+        self.ask(|reply| Request::SetClusterLoggerLevel {
+            namespace: namespace.to_owned(),
+            level: level.to_owned(),
             reply,
         })
         .await

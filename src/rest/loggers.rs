@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -62,9 +63,11 @@ impl Scope {
 }
 
 /// `PUT /admin/loggers/{name}` with `{"level": ".."}`: sets the level of the logger and the
-/// explicitly set loggers below it. Worker scope answers the affected loggers; cluster scope
-/// (in standalone the same as worker scope) answers 204.
+/// explicitly set loggers below it. Worker scope sets it here and answers the affected loggers;
+/// cluster scope (KIP-976) asks the herder to set it on every worker (distributed: through the
+/// config topic; standalone: here) and answers 204.
 async fn set_logger(
+    State(state): State<AppState>,
     PathParams(name): PathParams<String>,
     query: QueryParams,
     JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
@@ -79,15 +82,21 @@ async fn set_logger(
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
     };
-    let level: LogLevel = level
+    let parsed: LogLevel = level
         .parse()
         .map_err(|e: logging::InvalidLogLevel| RestError::not_found(e.to_string()))?;
-    let affected = logging::levels()
-        .set(&name, level)
-        .map_err(|e| RestError::not_found(e.to_string()))?;
-    tracing::info!("Setting level of namespace {name} and children to {level}");
-    Ok(match scope {
-        Scope::Worker => Json(affected).into_response(),
-        Scope::Cluster => StatusCode::NO_CONTENT.into_response(),
-    })
+    match scope {
+        Scope::Worker => {
+            let affected = logging::levels()
+                .set(&name, parsed)
+                .map_err(|e| RestError::not_found(e.to_string()))?;
+            Ok(Json(affected).into_response())
+        }
+        Scope::Cluster => {
+            logging::check_name(&name).map_err(|e| RestError::not_found(e.to_string()))?;
+            // Written as the request spelled it, as Kafka Connect writes it.
+            state.herder.set_cluster_logger_level(&name, &level).await?;
+            Ok(StatusCode::NO_CONTENT.into_response())
+        }
+    }
 }

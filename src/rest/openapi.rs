@@ -1,6 +1,6 @@
 //! `GET /openapi.json`: the OpenAPI 3.0.3 document of this REST API (`openapi.json`, written by
 //! hand next to this file and compiled in), for clients, API explorers and the Schemathesis run
-//! of `scripts/schemathesis.sh`. Keep it in step with the routes: `tests/rest_openapi.rs`
+//! of `scripts/schemathesis.sh`. Keep it in step with the routes: `tests/rest/rest_openapi.rs`
 //! checks that it lists every path the router serves.
 
 use axum::http::header;

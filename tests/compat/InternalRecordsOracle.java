@@ -1,4 +1,4 @@
-// The Java side of the internal-records differential (tests/compat_internal_records.rs): writes
+// The Java side of the internal-records differential (tests/compat/compat_internal_records.rs): writes
 // every case as Apache Kafka Connect's own stores write it and prints the key and value bytes.
 //
 //   java -cp "LIBS/*:CLASSES" InternalRecordsOracle CASES RESULTS

@@ -1,4 +1,4 @@
-// The Java side of the converter differential (tests/compat_converter.rs): runs every case of a
+// The Java side of the converter differential (tests/compat/compat_converter.rs): runs every case of a
 // corpus through Apache Kafka Connect's own JsonConverter and writes one result line per case.
 //
 //   java -cp "LIBS/*:CLASSES" JsonConverterOracle CORPUS RESULTS

@@ -1,4 +1,4 @@
-// The Java side of the transform differential (tests/compat_transforms.rs): runs every case of a
+// The Java side of the transform differential (tests/compat/compat_transforms.rs): runs every case of a
 // corpus through Apache Kafka Connect's own single message transforms and predicates (the
 // connect-transforms jar) and writes one result line per case.
 //

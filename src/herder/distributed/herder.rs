@@ -28,7 +28,7 @@ use crate::rest::internal_client;
 use crate::storage::internal::config_state::{
     connector_config_records, connector_removal_records, task_config_records,
 };
-use crate::storage::internal::{ConfigProps, ConfigRecord, ConfigState, SessionKey};
+use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord, ConfigState, SessionKey};
 use crate::storage::topic_log::{
     channel_handler, InternalTopicKind, InternalTopicSpec, LogRecord, TopicLog, TopicLogError,
 };
@@ -39,6 +39,10 @@ use crate::worker::ConnectorSpec;
 
 /// How often the statuses of what runs here are compared with what was published.
 const STATUS_TICK: Duration = Duration::from_millis(500);
+
+/// How long a cluster-wide logger level may take to be written to the config topic (Kafka
+/// Connect's `READ_WRITE_TOTAL_TIMEOUT_MS`).
+const LOGGER_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The config topic of `worker` (`config.storage.topic`, one partition).
 pub fn config_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
@@ -167,6 +171,8 @@ pub struct DistributedHerder {
     pub(super) fencings: super::zombie_fencing::Fencings,
     /// The requests' channel: the sender for handles, the receiver until the actor runs.
     requests: (mpsc::Sender<Request>, Option<mpsc::Receiver<Request>>),
+    /// Whether the internal topics are on Kafka (else on the embedded log).
+    on_kafka: bool,
     /// Connectors whose task configurations the leader did not take: planned again.
     resubmit: (
         mpsc::UnboundedSender<String>,
@@ -225,6 +231,7 @@ impl DistributedHerder {
             accepted: values.list("inter.worker.verification.algorithms").to_vec(),
             client: RestClient::new(worker),
         };
+        let on_kafka = member_config.is_some();
         let mut herder = Self {
             core,
             configs,
@@ -245,6 +252,7 @@ impl DistributedHerder {
             dirty: true,
             signing,
             fencings: Default::default(),
+            on_kafka,
             requests: {
                 let (tx, rx) = mpsc::channel(64);
                 (tx, Some(rx))
@@ -315,6 +323,11 @@ impl DistributedHerder {
             .state
             .apply_raw(record.offset, &key, record.value.as_deref())
         {
+            Ok(Some(ConfigChange::LoggerLevel { namespace, level })) => {
+                // Kafka Connect's onLoggingLevelUpdate: applied as a worker-scope request;
+                // what runs here does not change.
+                crate::logging::levels().set_named(&namespace, &level);
+            }
             Ok(Some(change)) => {
                 tracing::debug!(change = ?change, "Config topic change.");
                 self.dirty = true;
@@ -368,6 +381,50 @@ impl DistributedHerder {
             .map_err(storage_error)?;
         ack.await.map_err(storage_error)?;
         self.read_configs().await
+    }
+
+    /// `PUT /admin/loggers/{namespace}?scope=cluster` (KIP-976, Kafka Connect's
+    /// `setClusterLoggerLevel`): any worker writes `logger-cluster-<namespace>` with
+    /// `{"level": level}` to the config topic and waits (at most [`LOGGER_WRITE_TIMEOUT`]) until
+    /// it is durable; every worker started before applies it when it reads it ([`Self::apply`]),
+    /// this one before answering.
+    async fn set_cluster_logger_level(
+        &mut self,
+        namespace: String,
+        level: String,
+    ) -> Result<(), HerderError> {
+        tracing::debug!(
+            "Writing level {level} for logging namespace {namespace} to the config topic"
+        );
+        let (key, value) = ConfigRecord::LoggerCluster { namespace, level }.encode();
+        let configs = &self.configs;
+        let written = async move { configs.send(key.into_bytes(), value).await?.await };
+        let failure = match tokio::time::timeout(LOGGER_WRITE_TIMEOUT, written).await {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(_) => Some(format!(
+                "not acknowledged within {} s",
+                LOGGER_WRITE_TIMEOUT.as_secs()
+            )),
+        };
+        if let Some(cause) = failure {
+            tracing::error!(error = %cause, "Failed to write logger level to the config topic");
+            return Err(HerderError::Internal(
+                if self.on_kafka {
+                    "Error writing logger level to Kafka"
+                } else {
+                    "Error writing logger level to the embedded log"
+                }
+                .to_owned(),
+            ));
+        }
+        // Written: read back now so that this worker has applied it when the request is
+        // answered (the others apply it as they read it).
+        if let Err(e) = self.read_configs().await {
+            warn!(error = %e, "Could not read the config topic back after writing a logger level.");
+        }
+        self.settle().await;
+        Ok(())
     }
 
     /// Whether this worker leads the cluster (always, in a one-member cluster).
@@ -856,6 +913,13 @@ impl DistributedHerder {
                 }
                 Request::Topics(name, reset, reply) => {
                     let _ = reply.send(self.connector_topics(&name, reset).await);
+                }
+                Request::SetClusterLoggerLevel {
+                    namespace,
+                    level,
+                    reply,
+                } => {
+                    let _ = reply.send(self.set_cluster_logger_level(namespace, level).await);
                 }
                 Request::RefreshMetrics(reply) => {
                     self.refresh_metrics();

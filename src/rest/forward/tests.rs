@@ -44,7 +44,8 @@ fn forwarding_herder(target: Option<String>) -> HerderHandle {
                 HerderRequest::Topics(_, _, r) => drop(r.send(Err(e()))),
                 HerderRequest::PutTaskConfigs { reply, .. }
                 | HerderRequest::FenceZombies { reply, .. }
-                | HerderRequest::VerifyTaskGeneration { reply, .. } => drop(reply.send(Err(e()))),
+                | HerderRequest::VerifyTaskGeneration { reply, .. }
+                | HerderRequest::SetClusterLoggerLevel { reply, .. } => drop(reply.send(Err(e()))),
                 HerderRequest::IdleLeft(_, r) => drop(r.send(Some(std::time::Duration::ZERO))),
                 HerderRequest::RefreshMetrics(r) => drop(r.send(())),
                 HerderRequest::Shutdown(r) => drop(r.send(Default::default())),

@@ -1,0 +1,31 @@
+//! The JDBC tests' database servers: `scripts/db-harness.sh` installs (when missing) and starts
+//! real PostgreSQL and MariaDB servers, and each test gets a database of its own.
+
+use crate::support;
+
+use support::db::{self, Db};
+
+fn round_trip(db: &Db) {
+    let name = db.create_database("harness");
+    db.sql(&name, "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20))");
+    db.sql(&name, "INSERT INTO t VALUES (1, 'one'), (2, 'two')");
+    assert_eq!(
+        db.sql(&name, "SELECT id, s FROM t ORDER BY id"),
+        "1\tone\n2\ttwo\n"
+    );
+    // A second database is a different one.
+    let other = db.create_database("harness");
+    assert_ne!(other, name);
+    db.sql(&other, "CREATE TABLE t (id INT)");
+    assert_eq!(db.sql(&other, "SELECT COUNT(*) FROM t"), "0\n");
+}
+
+#[test]
+fn postgres_serves_its_own_database_per_test() {
+    round_trip(db::postgres());
+}
+
+#[test]
+fn mariadb_serves_its_own_database_per_test() {
+    round_trip(db::mariadb());
+}

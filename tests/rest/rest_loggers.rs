@@ -1,0 +1,302 @@
+//! `/admin/loggers` of `connect-rs standalone`, end to end over HTTP against the real binary:
+//! reading levels, changing them at run time (and seeing the log follow), and Kafka Connect's
+//! error bodies.
+
+use crate::support;
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{json, Value};
+use support::http::{Client, Response};
+use support::rest::{start, wait_running, STARTUP};
+use support::*;
+
+const COMMITTED: &str = "Committed source offsets.";
+
+#[track_caller]
+fn check(r: &Response, status: u16, body: &Value) {
+    assert_eq!(r.status, status, "body: {}", r.body);
+    assert_eq!(&r.json(), body);
+}
+
+fn error(code: u16, message: &str) -> Value {
+    json!({"error_code": code, "message": message})
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open input");
+    f.write_all(text.as_bytes()).expect("append input");
+}
+
+/// `last_modified` is epoch milliseconds of a change made in this test.
+#[track_caller]
+fn assert_recent(last_modified: &Value) {
+    let ms = last_modified
+        .as_u64()
+        .unwrap_or_else(|| panic!("last_modified is no number: {last_modified}"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert!(ms <= now && now - ms < 600_000, "{ms} vs now {now}");
+}
+
+/// The source's committed position in `input`, from `GET /connectors/file-source/offsets`.
+fn position(c: &Client) -> Value {
+    c.get("/connectors/file-source/offsets").json()["offsets"][0]["offset"]["position"].clone()
+}
+
+#[test]
+fn log_levels_are_read_and_changed_at_run_time() {
+    let w = Workdir::new();
+    let input = w.write("input.txt", "alpha\nbeta\n");
+    let worker = w.worker("offset.flush.interval.ms=100");
+    let source = w.source("file-source", &input, "loggers-topic");
+    let run = start(&w, &[&worker, &source]);
+    let c = run.client;
+    wait_running(&c, "file-source", STARTUP);
+
+    // At the default level: root and the Kafka class loggers connect-rs maps, never changed.
+    let all = c.get("/admin/loggers").json();
+    let info = json!({"level": "INFO", "last_modified": null});
+    assert_eq!(all["root"], info, "{all}");
+    assert_eq!(
+        all["org.apache.kafka.connect.runtime.WorkerSourceTask"], info,
+        "{all}"
+    );
+    check(&c.get("/admin/loggers/connect_rs.worker"), 200, &info);
+    check(
+        &c.get("/admin/loggers/org.apache.kafka.connect.runtime.WorkerSourceTask"),
+        200,
+        &info,
+    );
+    // A logger that does not exist: Kafka Connect's 404 (a package has no logger until set).
+    check(
+        &c.get("/admin/loggers/no.such.logger"),
+        404,
+        &error(404, "Logger no.such.logger not found."),
+    );
+    check(
+        &c.get("/admin/loggers/org.apache.kafka.connect.runtime"),
+        404,
+        &error(404, "Logger org.apache.kafka.connect.runtime not found."),
+    );
+    assert!(
+        !w.log().contains(COMMITTED),
+        "no debug lines at info:\n{}",
+        w.log()
+    );
+
+    // Root to DEBUG (case-insensitive): the worker's debug lines appear; every logger that
+    // inherits the root level is listed as affected.
+    let r = c.put("/admin/loggers/root", &json!({"level": "debug"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let affected = r.json();
+    for name in ["root", "org.apache.kafka.connect.runtime.WorkerSourceTask"] {
+        assert!(
+            affected.as_array().unwrap().contains(&json!(name)),
+            "{affected}"
+        );
+    }
+    append(&input, "gamma\ndelta\n");
+    wait_for("a debug line in the log", STARTUP, || {
+        w.log().contains(COMMITTED)
+    });
+    let root = c.get("/admin/loggers/root");
+    assert_eq!(root.status, 200, "{}", root.body);
+    let root = root.json();
+    assert_eq!(root["level"], "DEBUG", "{root}");
+    assert_recent(&root["last_modified"]);
+
+    // A Kafka logger name drives the connect-rs targets doing that work, and is read back
+    // under the name that was set: with the runtime at WARN the worker's debug lines stop.
+    check(
+        &c.put(
+            "/admin/loggers/org.apache.kafka.connect.runtime",
+            &json!({"level": "WARN"}),
+        ),
+        200,
+        &json!([
+            "org.apache.kafka.connect.runtime",
+            "org.apache.kafka.connect.runtime.WorkerSinkTask",
+            "org.apache.kafka.connect.runtime.WorkerSourceTask",
+            "org.apache.kafka.connect.runtime.standalone.StandaloneHerder"
+        ]),
+    );
+    let runtime = c.get("/admin/loggers/org.apache.kafka.connect.runtime");
+    assert_eq!(runtime.status, 200, "{}", runtime.body);
+    let runtime = runtime.json();
+    assert_eq!(runtime["level"], "WARN", "{runtime}");
+    assert_recent(&runtime["last_modified"]);
+    let mark = w.log().len();
+    let before = position(&c);
+    append(&input, "epsilon\n");
+    wait_for("the new line committed", STARTUP, || position(&c) != before);
+    assert!(
+        !w.log()[mark..].contains(COMMITTED),
+        "no worker debug lines with the runtime at WARN:\n{}",
+        &w.log()[mark..]
+    );
+    // The same level again changes nothing.
+    check(
+        &c.put(
+            "/admin/loggers/org.apache.kafka.connect.runtime",
+            &json!({"level": "warn"}),
+        ),
+        200,
+        &json!([]),
+    );
+
+    // A Java-style connect-rs name is read back as set; loggers below it inherit.
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.worker",
+            &json!({"level": "ERROR"}),
+        ),
+        200,
+        &json!(["connect_rs.worker"]),
+    );
+    check(
+        &c.get("/admin/loggers/connect_rs::worker::source_task"),
+        200,
+        &json!({"level": "ERROR", "last_modified": null}),
+    );
+    check(
+        &c.get("/admin/loggers/org.apache.kafka.connect.file.FileStreamSourceTask"),
+        200,
+        &json!({"level": "DEBUG", "last_modified": root["last_modified"]}),
+    );
+    let own = c.get("/admin/loggers/connect_rs.worker").json();
+    assert_eq!(own["level"], "ERROR", "{own}");
+    assert_recent(&own["last_modified"]);
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.worker.source_task",
+            &json!({"level": "Fatal"}),
+        ),
+        200,
+        &json!(["connect_rs.worker.source_task"]),
+    );
+    let all = c.get("/admin/loggers");
+    assert_eq!(all.status, 200, "{}", all.body);
+    let all = all.json();
+    let names: Vec<&String> = all.as_object().unwrap().keys().collect();
+    for name in [
+        "connect_rs.worker",
+        "connect_rs.worker.source_task",
+        "org.apache.kafka.connect.runtime",
+        "root",
+    ] {
+        assert!(names.contains(&&name.to_owned()), "{name} in {all}");
+    }
+    assert!(
+        names.iter().all(|n| !n.contains("::")),
+        "names are read back as set: {all}"
+    );
+    assert_eq!(all["connect_rs.worker.source_task"]["level"], "FATAL");
+
+    // Setting a namespace sets the loggers set before whose names start with it.
+    check(
+        &c.put("/admin/loggers/connect_rs", &json!({"level": "INFO"})),
+        200,
+        &json!([
+            "connect_rs",
+            "connect_rs.worker",
+            "connect_rs.worker.source_task"
+        ]),
+    );
+    assert_eq!(
+        c.get("/admin/loggers/connect_rs.worker.source_task").json()["level"],
+        "INFO"
+    );
+
+    // Errors: no level is 400, an unknown level 404, with Kafka Connect's messages.
+    let missing = error(
+        400,
+        "Desired 'level' parameter was not specified in request.",
+    );
+    check(&c.put("/admin/loggers/root", &json!({})), 400, &missing);
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": null})),
+        400,
+        &missing,
+    );
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": "verbose"})),
+        404,
+        &error(404, "invalid log level 'verbose'."),
+    );
+    check(
+        &c.put(
+            "/admin/loggers/root?scope=cluster",
+            &json!({"level": "LOUD"}),
+        ),
+        404,
+        &error(404, "invalid log level 'LOUD'."),
+    );
+    assert_eq!(c.get("/admin/loggers/root").json()["level"], "DEBUG");
+
+    // Cluster scope (case-insensitive) answers 204 and, in standalone, applies here.
+    let r = c.put(
+        "/admin/loggers/connect_rs.rest?scope=CLUSTER",
+        &json!({"level": "trace"}),
+    );
+    assert_eq!(r.status, 204, "{}", r.body);
+    assert!(r.body.is_empty(), "{}", r.body);
+    assert_eq!(
+        c.get("/admin/loggers/connect_rs.rest").json()["level"],
+        "TRACE"
+    );
+    // An unknown scope is worker scope.
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.rest?scope=galaxy",
+            &json!({"level": "off"}),
+        ),
+        200,
+        &json!(["connect_rs.rest"]),
+    );
+    assert!(
+        c.get("/admin/loggers")
+            .json()
+            .get("connect_rs.rest")
+            .is_none(),
+        "loggers at OFF are not listed"
+    );
+    check(
+        &c.put(
+            "/admin/loggers/connect_rs.rest?scope=Worker",
+            &json!({"level": "info"}),
+        ),
+        200,
+        &json!(["connect_rs.rest"]),
+    );
+
+    // Root affects every logger whose level changes.
+    let r = c.put("/admin/loggers/root", &json!({"level": "INFO"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let affected = r.json();
+    for name in ["root", "org.apache.kafka.connect.runtime"] {
+        assert!(
+            affected.as_array().unwrap().contains(&json!(name)),
+            "{affected}"
+        );
+    }
+    assert!(
+        !affected.as_array().unwrap().contains(&json!("connect_rs")),
+        "connect_rs was INFO already: {affected}"
+    );
+    let all = c.get("/admin/loggers").json();
+    assert!(
+        all.as_object()
+            .unwrap()
+            .values()
+            .all(|l| l["level"] == "INFO"),
+        "{all}"
+    );
+    drop(run);
+}
