@@ -13,6 +13,8 @@ pub mod spec;
 pub mod standalone;
 pub mod transform_spec;
 
+use std::sync::Arc;
+
 use connect_api::ConfigMap;
 use tokio::sync::{mpsc, oneshot};
 
@@ -259,6 +261,8 @@ pub enum FenceOrigin {
 pub struct HerderHandle {
     tx: mpsc::Sender<Request>,
     worker_id: String,
+    /// Distributed: writes cluster-wide logger levels without the herder's loop.
+    cluster_loggers: Option<Arc<distributed::cluster_loggers::ClusterLoggerWriter>>,
 }
 
 fn gone() -> HerderError {
@@ -267,7 +271,20 @@ fn gone() -> HerderError {
 
 impl HerderHandle {
     pub(crate) fn new(tx: mpsc::Sender<Request>, worker_id: String) -> Self {
-        Self { tx, worker_id }
+        Self {
+            tx,
+            worker_id,
+            cluster_loggers: None,
+        }
+    }
+
+    /// This handle with `writer` writing cluster-wide logger levels (distributed mode).
+    pub(crate) fn with_cluster_loggers(
+        mut self,
+        writer: Arc<distributed::cluster_loggers::ClusterLoggerWriter>,
+    ) -> Self {
+        self.cluster_loggers = Some(writer);
+        self
     }
 
     /// Whether the herder has stopped (requests are then answered with an error).
@@ -581,6 +598,9 @@ impl HerderHandle {
         namespace: &str,
         level: &str,
     ) -> Result<(), HerderError> {
+        if let Some(writer) = &self.cluster_loggers {
+            return writer.write(namespace, level).await;
+        }
         self.ask(|reply| Request::SetClusterLoggerLevel {
             namespace: namespace.to_owned(),
             level: level.to_owned(),

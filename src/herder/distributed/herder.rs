@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
+use super::cluster_loggers::ClusterLoggerWriter;
 use super::cluster_view::{snapshot_of, SharedView};
 use super::request_signature::{MacAlgorithm, SigningKey};
 use crate::config::{RawConfig, WorkerConfig};
@@ -39,10 +40,6 @@ use crate::worker::ConnectorSpec;
 
 /// How often the statuses of what runs here are compared with what was published.
 const STATUS_TICK: Duration = Duration::from_millis(500);
-
-/// How long a cluster-wide logger level may take to be written to the config topic (Kafka
-/// Connect's `READ_WRITE_TOTAL_TIMEOUT_MS`).
-const LOGGER_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The config topic of `worker` (`config.storage.topic`, one partition).
 pub fn config_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
@@ -140,7 +137,7 @@ async fn plan_again_after_backoff(retry: &mpsc::UnboundedSender<String>, name: S
 /// The distributed herder.
 pub struct DistributedHerder {
     pub(super) core: HerderCore,
-    configs: TopicLog,
+    configs: Arc<TopicLog>,
     records: mpsc::UnboundedReceiver<LogRecord>,
     pub(super) state: ConfigState,
     pub(super) statuses: TopicStatusStore,
@@ -234,7 +231,7 @@ impl DistributedHerder {
         let on_kafka = member_config.is_some();
         let mut herder = Self {
             core,
-            configs,
+            configs: Arc::new(configs),
             records,
             state: ConfigState::new(),
             statuses,
@@ -381,50 +378,6 @@ impl DistributedHerder {
             .map_err(storage_error)?;
         ack.await.map_err(storage_error)?;
         self.read_configs().await
-    }
-
-    /// `PUT /admin/loggers/{namespace}?scope=cluster` (KIP-976, Kafka Connect's
-    /// `setClusterLoggerLevel`): any worker writes `logger-cluster-<namespace>` with
-    /// `{"level": level}` to the config topic and waits (at most [`LOGGER_WRITE_TIMEOUT`]) until
-    /// it is durable; every worker started before applies it when it reads it ([`Self::apply`]),
-    /// this one before answering.
-    async fn set_cluster_logger_level(
-        &mut self,
-        namespace: String,
-        level: String,
-    ) -> Result<(), HerderError> {
-        tracing::debug!(
-            "Writing level {level} for logging namespace {namespace} to the config topic"
-        );
-        let (key, value) = ConfigRecord::LoggerCluster { namespace, level }.encode();
-        let configs = &self.configs;
-        let written = async move { configs.send(key.into_bytes(), value).await?.await };
-        let failure = match tokio::time::timeout(LOGGER_WRITE_TIMEOUT, written).await {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(e.to_string()),
-            Err(_) => Some(format!(
-                "not acknowledged within {} s",
-                LOGGER_WRITE_TIMEOUT.as_secs()
-            )),
-        };
-        if let Some(cause) = failure {
-            tracing::error!(error = %cause, "Failed to write logger level to the config topic");
-            return Err(HerderError::Internal(
-                if self.on_kafka {
-                    "Error writing logger level to Kafka"
-                } else {
-                    "Error writing logger level to the embedded log"
-                }
-                .to_owned(),
-            ));
-        }
-        // Written: read back now so that this worker has applied it when the request is
-        // answered (the others apply it as they read it).
-        if let Err(e) = self.read_configs().await {
-            warn!(error = %e, "Could not read the config topic back after writing a logger level.");
-        }
-        self.settle().await;
-        Ok(())
     }
 
     /// Whether this worker leads the cluster (always, in a one-member cluster).
@@ -769,6 +722,12 @@ impl DistributedHerder {
     /// A handle to the actor; requests wait until it runs ([`spawn`](Self::spawn)).
     pub fn handle(&self) -> HerderHandle {
         HerderHandle::new(self.requests.0.clone(), self.core.worker_id.clone())
+            .with_cluster_loggers(Arc::new(self.cluster_loggers()))
+    }
+
+    /// The writer of cluster-wide logger levels to this worker's config topic.
+    fn cluster_loggers(&self) -> ClusterLoggerWriter {
+        ClusterLoggerWriter::new(self.configs.clone(), self.on_kafka)
     }
 
     /// Runs the actor; returns its handle and task.
@@ -919,7 +878,12 @@ impl DistributedHerder {
                     level,
                     reply,
                 } => {
-                    let _ = reply.send(self.set_cluster_logger_level(namespace, level).await);
+                    // The handle writes these itself; answered here too, for a handle made
+                    // without the writer.
+                    let writer = self.cluster_loggers();
+                    tokio::spawn(async move {
+                        let _ = reply.send(writer.write(&namespace, &level).await);
+                    });
                 }
                 Request::RefreshMetrics(reply) => {
                     self.refresh_metrics();

@@ -3,6 +3,7 @@
 //! and statuses in internal topics, and signs the requests its workers send each other.
 
 mod active_topics;
+pub mod cluster_loggers;
 pub mod cluster_view;
 pub mod herder;
 pub mod member_config;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use rdkafka::admin::{AdminClient, AdminOptions};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, DefaultConsumerContext};
+use rdkafka::producer::{BaseProducer, Producer};
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use rdkafka::types::RDKafkaErrorCode;
 
@@ -49,7 +50,11 @@ impl rdkafka::client::ClientContext for RefusalOnly {
     }
 }
 
-impl rdkafka::consumer::ConsumerContext for RefusalOnly {}
+impl rdkafka::producer::ProducerContext for RefusalOnly {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, _: &rdkafka::producer::DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
+}
 
 fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ {
     move |e| TopicError::Other(format!("Could not {what}: {e}"))
@@ -63,12 +68,11 @@ fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ 
 /// handshake (as the Java admin client's `AuthenticationException`), else an error when Kafka
 /// cannot be reached in time.
 pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicError> {
-    let mut props = admin.clone();
-    props.insert("group.id".to_owned(), "connect-rs-cluster-id".to_owned());
-    props.insert("enable.auto.commit".to_owned(), "false".to_owned());
-    let config = client_config::layered(&[&props])?;
+    let config = client_config::layered(&[admin])?;
     let watch = RefusalWatch::for_config(&config);
-    let client: BaseConsumer<RefusalOnly> =
+    // A producer's poll hands librdkafka's errors, with their reasons, to the context (a
+    // consumer's poll returns them without the reason); it sends nothing.
+    let client: BaseProducer<RefusalOnly> =
         client_config::create(config, RefusalOnly(watch.clone()), "cluster id client")?;
     let bootstrap = admin.get("bootstrap.servers").map_or("", String::as_str);
     // librdkafka's wait for the id (rd_kafka_clusterid) sends no request: it waits for
@@ -86,7 +90,7 @@ pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicE
             Ok(_) => break,
             Err(e) => {
                 // librdkafka hands its errors to the context's callback only when polled.
-                let _ = client.poll(Duration::ZERO);
+                client.poll(Duration::ZERO);
                 if let Some(refusal) = watch.refusal() {
                     return Err(TopicError::Refused(refusal));
                 }
