@@ -20,6 +20,8 @@ use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one metadata request of [`cluster_id`] waits before looking for a refusal.
 const REFUSAL_CHECK: Duration = Duration::from_millis(500);
+/// The shortest time [`cluster_id`] serves its client's queued events between two requests.
+const DRAIN: Duration = Duration::from_millis(100);
 /// The topic whose metadata request brings the cluster id (see [`cluster_id`]).
 const CLUSTER_ID_TOPIC: &str = "__consumer_offsets";
 
@@ -48,6 +50,34 @@ impl rdkafka::client::ClientContext for RefusalOnly {
     fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
         self.0.observe(&error, reason);
     }
+
+    /// A refusal is recorded from librdkafka's `FAIL` line or its error event, whichever is
+    /// served first. Not logged again (the worker's clients log the same lines).
+    fn log(&self, _: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
+        if fac == "FAIL" {
+            if let Some((error, reason)) = refusal_in_log(message) {
+                self.0.observe(&error, reason);
+            }
+        }
+    }
+}
+
+/// The refusal a librdkafka `FAIL` line reports (`[thrd:...]: <broker>: SASL authentication
+/// error: ...` or `...: SSL handshake failed: ...`), as the error event librdkafka posts with
+/// it, and the line without its thread prefix.
+fn refusal_in_log(message: &str) -> Option<(rdkafka::error::KafkaError, &str)> {
+    let reason = message
+        .strip_prefix("[thrd:")
+        .and_then(|m| m.split_once("]: "))
+        .map_or(message, |(_, rest)| rest);
+    let code = if reason.contains("SASL authentication error") {
+        RDKafkaErrorCode::Authentication
+    } else if reason.contains("SSL handshake failed") {
+        RDKafkaErrorCode::SSL
+    } else {
+        return None;
+    };
+    Some((rdkafka::error::KafkaError::Global(code), reason))
 }
 
 impl rdkafka::producer::ProducerContext for RefusalOnly {
@@ -89,8 +119,10 @@ pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicE
         match client.client().fetch_metadata(Some(CLUSTER_ID_TOPIC), wait) {
             Ok(_) => break,
             Err(e) => {
-                // librdkafka hands its errors to the context's callback only when polled.
-                client.poll(Duration::ZERO);
+                // librdkafka queues its errors and log lines for the client's poll (one event
+                // per call without a wait): serve them all for the rest of this wait, at least
+                // 100 ms (a refused TCP connection fails at once: no busy loop either).
+                client.poll(wait.saturating_sub(asked.elapsed()).max(DRAIN));
                 if let Some(refusal) = watch.refusal() {
                     return Err(TopicError::Refused(refusal));
                 }
@@ -99,9 +131,6 @@ pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicE
                         "No cluster id from Kafka at {bootstrap}: {e}"
                     )));
                 }
-                // A refused TCP connection fails at once: ask again after the wait, not in a
-                // busy loop.
-                std::thread::sleep(wait.saturating_sub(asked.elapsed()));
             }
         }
     }
@@ -223,4 +252,29 @@ pub fn delete_group(admin: &ConfigMap, group: &str) -> Result<(), TopicError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fail_lines_of_refused_logins_and_handshakes_are_refusals() {
+        let line = "[thrd:sasl_plaintext://127.0.0.1:1/bootstrap]: sasl_plaintext://127.0.0.1:1/\
+                    bootstrap: SASL authentication error: Authentication failed: Invalid \
+                    username or password (after 153ms in state AUTH_REQ)";
+        let (error, reason) = refusal_in_log(line).expect("a refusal");
+        assert_eq!(
+            error.rdkafka_error_code(),
+            Some(RDKafkaErrorCode::Authentication)
+        );
+        assert!(reason.starts_with("sasl_plaintext://127.0.0.1:1/bootstrap: SASL"));
+        let tls = "[thrd:ssl://h:1/bootstrap]: ssl://h:1/bootstrap: SSL handshake failed: \
+                   error:0A000086:SSL routines::certificate verify failed";
+        let (error, _) = refusal_in_log(tls).expect("a refusal");
+        assert_eq!(error.rdkafka_error_code(), Some(RDKafkaErrorCode::SSL));
+        let down = "[thrd:h:1/bootstrap]: h:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: \
+                    Connection refused (after 0ms in state CONNECT)";
+        assert!(refusal_in_log(down).is_none());
+    }
 }
