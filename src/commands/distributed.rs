@@ -74,7 +74,7 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
         .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
     let cluster_id = topics
-        .kafka_cluster_id(super::standalone::kafka_startup_timeout(&worker_config))
+        .kafka_cluster_id(worker_config.default_api_timeout())
         .await
         .map_err(startup)?;
     let backend: &dyn InternalTopicBackend = match &topics {

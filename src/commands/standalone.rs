@@ -64,7 +64,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         .ok_or_else(|| startup(anyhow!("No REST listener could be bound")))?;
     let topics = open_topics(&worker_config).map_err(startup)?;
     // Only `GET /` needs the cluster id: the connectors start while it is looked up.
-    let cluster_id = topics.look_up_kafka_cluster_id(kafka_startup_timeout(&worker_config));
+    let cluster_id = topics.look_up_kafka_cluster_id(worker_config.default_api_timeout());
     let offsets_path = worker_config.offset_storage_file();
     let offsets = FileOffsetStore::open(&offsets_path).map_err(|e| startup(e.into()))?;
     let offsets = journaled_offsets(&topics, Arc::new(offsets))
@@ -236,18 +236,6 @@ pub(crate) async fn serve_until_stopped(
     }
     info!("Worker stopped.");
     Ok(())
-}
-
-/// How long a worker waits at start-up for Kafka to answer: the worker file's
-/// `default.api.timeout.ms` (Kafka Connect reads the cluster id with an admin client on the
-/// worker's settings, whose default is 60 s).
-pub(crate) fn kafka_startup_timeout(worker: &WorkerConfig) -> std::time::Duration {
-    let ms = worker
-        .originals()
-        .get("default.api.timeout.ms")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(60_000);
-    std::time::Duration::from_millis(ms)
 }
 
 /// `host:port` for status reports: `rest.advertised.host.name`/`port`, else the bound address.

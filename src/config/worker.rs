@@ -320,13 +320,16 @@ pub fn common_worker_def() -> ConfigDef {
             Low,
             "Client id prefix of the worker's Kafka clients.",
         ))
-        .define(key(
-            "default.api.timeout.ms",
-            Int,
-            Def::Value("60000"),
-            Medium,
-            "How long the worker waits for Kafka at start-up (its cluster id lookup).",
-        ))
+        .define(
+            key(
+                "default.api.timeout.ms",
+                Int,
+                Def::Value("60000"),
+                Medium,
+                "How long the worker waits for Kafka at start-up (its cluster id lookup).",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
         .define(
             key(
                 "embedded.log.dir",
@@ -916,6 +919,13 @@ impl WorkerConfig {
         self.values.string("rest.advertised.host.name")
     }
 
+    /// `default.api.timeout.ms`: how long the worker waits at start-up for Kafka to answer
+    /// (Kafka Connect reads the cluster id with an admin client on the worker's settings).
+    pub fn default_api_timeout(&self) -> std::time::Duration {
+        let ms = self.values.int("default.api.timeout.ms").unwrap_or(60_000);
+        std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+    }
+
     /// `rest.advertised.port`.
     pub fn rest_advertised_port(&self) -> Option<u16> {
         self.values
@@ -1115,6 +1125,26 @@ offset.flush.interval.ms=10000
         let dir = tempfile::tempdir().unwrap();
         let path = file(&dir, "worker.properties", content);
         WorkerConfig::from_raw(&load_file(&path).unwrap(), mode)
+    }
+
+    #[test]
+    fn default_api_timeout_is_60_s_set_in_ms_and_never_negative() {
+        let base = "key.converter=StringConverter\nvalue.converter=StringConverter\n";
+        let timeout = |extra: &str| {
+            worker(&format!("{base}{extra}"), WorkerMode::Standalone)
+                .map(|w| w.default_api_timeout())
+        };
+        assert_eq!(timeout("").unwrap(), std::time::Duration::from_secs(60));
+        assert_eq!(
+            timeout("default.api.timeout.ms=3000\n").unwrap(),
+            std::time::Duration::from_secs(3)
+        );
+        for bad in [
+            "default.api.timeout.ms=-1\n",
+            "default.api.timeout.ms=soon\n",
+        ] {
+            assert!(timeout(bad).is_err(), "{bad} was accepted");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use connect_api::ConfigMap;
 
 use super::client_config;
-use super::refusal::RefusalWatch;
+use super::refusal::{QuietWatchedContext, RefusalWatch};
 use crate::topics::{PartitionOffsets, TopicError, TopicPartition};
 
 /// How long one admin request may take.
@@ -41,51 +41,6 @@ fn group_client(
     )
 }
 
-/// A client context that records refusals without logging librdkafka's errors: the cluster
-/// id lookup runs beside the worker's own clients, which log the same errors.
-#[derive(Clone)]
-struct RefusalOnly(RefusalWatch);
-
-impl rdkafka::client::ClientContext for RefusalOnly {
-    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
-        self.0.observe(&error, reason);
-    }
-
-    /// A refusal is recorded from librdkafka's `FAIL` line or its error event, whichever is
-    /// served first. Not logged again (the worker's clients log the same lines).
-    fn log(&self, _: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
-        if fac == "FAIL" {
-            if let Some((error, reason)) = refusal_in_log(message) {
-                self.0.observe(&error, reason);
-            }
-        }
-    }
-}
-
-/// The refusal a librdkafka `FAIL` line reports (`[thrd:...]: <broker>: SASL authentication
-/// error: ...` or `...: SSL handshake failed: ...`), as the error event librdkafka posts with
-/// it, and the line without its thread prefix.
-fn refusal_in_log(message: &str) -> Option<(rdkafka::error::KafkaError, &str)> {
-    let reason = message
-        .strip_prefix("[thrd:")
-        .and_then(|m| m.split_once("]: "))
-        .map_or(message, |(_, rest)| rest);
-    let code = if reason.contains("SASL authentication error") {
-        RDKafkaErrorCode::Authentication
-    } else if reason.contains("SSL handshake failed") {
-        RDKafkaErrorCode::SSL
-    } else {
-        return None;
-    };
-    Some((rdkafka::error::KafkaError::Global(code), reason))
-}
-
-impl rdkafka::producer::ProducerContext for RefusalOnly {
-    type DeliveryOpaque = ();
-
-    fn delivery(&self, _: &rdkafka::producer::DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
-}
-
 fn failed(what: &str) -> impl Fn(rdkafka::error::KafkaError) -> TopicError + '_ {
     move |e| TopicError::Other(format!("Could not {what}: {e}"))
 }
@@ -102,8 +57,11 @@ pub fn cluster_id(admin: &ConfigMap, timeout: Duration) -> Result<String, TopicE
     let watch = RefusalWatch::for_config(&config);
     // A producer's poll hands librdkafka's errors, with their reasons, to the context (a
     // consumer's poll returns them without the reason); it sends nothing.
-    let client: BaseProducer<RefusalOnly> =
-        client_config::create(config, RefusalOnly(watch.clone()), "cluster id client")?;
+    let client: BaseProducer<QuietWatchedContext> = client_config::create(
+        config,
+        QuietWatchedContext(watch.clone()),
+        "cluster id client",
+    )?;
     let bootstrap = admin.get("bootstrap.servers").map_or("", String::as_str);
     // librdkafka's wait for the id (rd_kafka_clusterid) sends no request: it waits for
     // metadata the client fetches by itself, and its first connection is sometimes only made by
@@ -252,29 +210,4 @@ pub fn delete_group(admin: &ConfigMap, group: &str) -> Result<(), TopicError> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fail_lines_of_refused_logins_and_handshakes_are_refusals() {
-        let line = "[thrd:sasl_plaintext://127.0.0.1:1/bootstrap]: sasl_plaintext://127.0.0.1:1/\
-                    bootstrap: SASL authentication error: Authentication failed: Invalid \
-                    username or password (after 153ms in state AUTH_REQ)";
-        let (error, reason) = refusal_in_log(line).expect("a refusal");
-        assert_eq!(
-            error.rdkafka_error_code(),
-            Some(RDKafkaErrorCode::Authentication)
-        );
-        assert!(reason.starts_with("sasl_plaintext://127.0.0.1:1/bootstrap: SASL"));
-        let tls = "[thrd:ssl://h:1/bootstrap]: ssl://h:1/bootstrap: SSL handshake failed: \
-                   error:0A000086:SSL routines::certificate verify failed";
-        let (error, _) = refusal_in_log(tls).expect("a refusal");
-        assert_eq!(error.rdkafka_error_code(), Some(RDKafkaErrorCode::SSL));
-        let down = "[thrd:h:1/bootstrap]: h:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: \
-                    Connection refused (after 0ms in state CONNECT)";
-        assert!(refusal_in_log(down).is_none());
-    }
 }

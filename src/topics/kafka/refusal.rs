@@ -100,6 +100,52 @@ impl ClientContext for WatchedContext {
     }
 }
 
+/// A client context that records refusals without logging librdkafka's errors, for a client
+/// that runs beside the worker's own ones (which log the same errors): the start-up cluster id
+/// lookup.
+#[derive(Clone)]
+pub struct QuietWatchedContext(pub RefusalWatch);
+
+impl ClientContext for QuietWatchedContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        self.0.observe(&error, reason);
+    }
+
+    /// A refusal is recorded from librdkafka's `FAIL` line or its error event, whichever is
+    /// served first. Not logged again (the worker's clients log the same lines).
+    fn log(&self, _: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
+        if fac == "FAIL" {
+            if let Some((error, reason)) = refusal_in_log(message) {
+                self.0.observe(&error, reason);
+            }
+        }
+    }
+}
+
+/// The refusal a librdkafka `FAIL` line reports (`[thrd:...]: <broker>: SASL authentication
+/// error: ...` or `...: SSL handshake failed: ...`), as the error event librdkafka posts with
+/// it, and the line without its thread prefix.
+fn refusal_in_log(message: &str) -> Option<(KafkaError, &str)> {
+    let reason = message
+        .strip_prefix("[thrd:")
+        .and_then(|m| m.split_once("]: "))
+        .map_or(message, |(_, rest)| rest);
+    let code = if reason.contains("SASL authentication error") {
+        RDKafkaErrorCode::Authentication
+    } else if reason.contains("SSL handshake failed") {
+        RDKafkaErrorCode::SSL
+    } else {
+        return None;
+    };
+    Some((KafkaError::Global(code), reason))
+}
+
+impl rdkafka::producer::ProducerContext for QuietWatchedContext {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, _: &rdkafka::producer::DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +170,25 @@ mod tests {
         let r = watch.refusal().unwrap();
         assert!(r.starts_with("Kafka refused the connection: "), "{r}");
         assert!(r.contains("Invalid username or password"), "{r}");
+    }
+
+    #[test]
+    fn fail_lines_of_refused_logins_and_handshakes_are_refusals() {
+        let line = "[thrd:sasl_plaintext://127.0.0.1:1/bootstrap]: sasl_plaintext://127.0.0.1:1/\
+                    bootstrap: SASL authentication error: Authentication failed: Invalid \
+                    username or password (after 153ms in state AUTH_REQ)";
+        let (error, reason) = refusal_in_log(line).expect("a refusal");
+        assert_eq!(
+            error.rdkafka_error_code(),
+            Some(RDKafkaErrorCode::Authentication)
+        );
+        assert!(reason.starts_with("sasl_plaintext://127.0.0.1:1/bootstrap: SASL"));
+        let tls = "[thrd:ssl://h:1/bootstrap]: ssl://h:1/bootstrap: SSL handshake failed: \
+                   error:0A000086:SSL routines::certificate verify failed";
+        let (error, _) = refusal_in_log(tls).expect("a refusal");
+        assert_eq!(error.rdkafka_error_code(), Some(RDKafkaErrorCode::SSL));
+        let down = "[thrd:h:1/bootstrap]: h:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: \
+                    Connection refused (after 0ms in state CONNECT)";
+        assert!(refusal_in_log(down).is_none());
     }
 }
