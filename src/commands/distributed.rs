@@ -32,7 +32,7 @@ use crate::rest::RestServer;
 use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec};
 use crate::storage::topic_offsets::TopicOffsetStore;
 use crate::topics::internal_topic::InternalTopicBackend;
-use crate::worker::{ExactlyOnceSources, Worker};
+use crate::worker::{ExactlyOnceSources, Worker, WorkerSettings};
 use connect_api::ConfigMap;
 
 /// What to run.
@@ -98,7 +98,7 @@ pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
             .await
             .map_err(|e| startup(e.into()))?,
     );
-    let mut settings = worker_config.worker_settings();
+    let mut settings = WorkerSettings::from_config(&worker_config);
     let mut exactly_once = None;
     if worker_config.exactly_once_source_enabled() {
         if matches!(topics, Topics::Local(_)) {

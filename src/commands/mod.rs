@@ -5,6 +5,7 @@ pub mod connector_files;
 pub mod distributed;
 pub mod dlq;
 pub mod doctor;
+pub mod embedded_log;
 pub mod error_text;
 pub mod man;
 pub mod plugins;

@@ -24,7 +24,7 @@ use crate::storage::{FileOffsetStore, JournaledOffsetStore, OffsetStore};
 use crate::topics::kafka::KafkaBackend;
 use crate::topics::local::LocalLog;
 use crate::topics::{TopicBackend, TopicError};
-use crate::worker::Worker;
+use crate::worker::{Worker, WorkerSettings};
 
 /// Runs `standalone`.
 ///
@@ -72,7 +72,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
         .map_err(startup)?;
     info!(offsets = %offsets_path.display(), "Standalone worker started.");
 
-    let settings = worker_config.worker_settings();
+    let settings = WorkerSettings::from_config(&worker_config);
     let metrics = Arc::new(WorkerMetrics::new(MetricsMode::Standalone));
     let worker = Worker::new(settings, plugins.clone(), offsets, topics.backend())
         .with_metrics(metrics.clone());
@@ -347,7 +347,7 @@ pub(crate) fn open_topics(worker: &WorkerConfig) -> anyhow::Result<Topics> {
         return Ok(Topics::Kafka(Arc::new(backend)));
     }
     let dir = worker.embedded_log_dir();
-    let log = LocalLog::open_with(&dir, worker.embedded_log_options())
+    let log = LocalLog::open_with(&dir, super::embedded_log::options(worker))
         .with_context(|| format!("Could not open the embedded log in {}", dir.display()))?;
     info!(dir = %dir.display(), "Topics live in the embedded log.");
     Ok(Topics::Local(log))

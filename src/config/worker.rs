@@ -826,66 +826,6 @@ impl WorkerConfig {
             .unwrap_or(1)
     }
 
-    /// The embedded log's options: `num.partitions`, `embedded.log.buffer.memory` (bytes
-    /// produced but not yet durable) and `embedded.log.fetch.max.bytes` (bytes per sink poll).
-    pub fn embedded_log_options(&self) -> crate::topics::local::LocalLogOptions {
-        let bytes = |key: &str, default: usize| {
-            self.values
-                .long(key)
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|n| *n > 0)
-                .unwrap_or(default)
-        };
-        let mut options = crate::topics::local::LocalLogOptions::new(self.num_partitions());
-        options.max_in_flight_bytes =
-            bytes("embedded.log.buffer.memory", options.max_in_flight_bytes);
-        options.max_poll_bytes = bytes("embedded.log.fetch.max.bytes", options.max_poll_bytes);
-        options.exactly_once_source = self
-            .values
-            .boolean("embedded.log.exactly.once.source")
-            .unwrap_or(true);
-        options
-    }
-
-    /// What the task loops need: flush and shutdown timing, and the restart policy.
-    pub fn worker_settings(&self) -> crate::worker::WorkerSettings {
-        crate::worker::WorkerSettings {
-            offset_flush_interval: self.offset_flush_interval(),
-            offset_flush_timeout: self.offset_flush_timeout(),
-            graceful_shutdown_timeout: self.task_shutdown_graceful_timeout(),
-            restart: self.restart_policy(),
-            // Set by the distributed command once the offsets topic is open.
-            exactly_once: None,
-            // On the embedded log, sinks keep their output exact by default (issue 26).
-            exact_sinks_by_default: self.bootstrap_servers().is_none(),
-        }
-    }
-
-    /// The `task.restart.*` keys: automatic restarts of tasks after retriable failures.
-    pub fn restart_policy(&self) -> crate::worker::RestartPolicy {
-        let ms = |key: &str, default: u64| {
-            Duration::from_millis(
-                self.values
-                    .long(key)
-                    .and_then(|v| u64::try_from(v).ok())
-                    .unwrap_or(default),
-            )
-        };
-        crate::worker::RestartPolicy {
-            enabled: self
-                .values
-                .boolean("task.restart.auto.enable")
-                .unwrap_or(true),
-            max_attempts: self
-                .values
-                .int("task.restart.max.attempts")
-                .and_then(|v| u32::try_from(v).ok())
-                .unwrap_or(10),
-            initial_backoff: ms("task.restart.initial.backoff.ms", 1000),
-            max_backoff: ms("task.restart.max.backoff.ms", 60_000),
-        }
-    }
-
     /// `config.storage.file.filename`: where REST-created connectors are kept, if anywhere.
     pub fn config_storage_file(&self) -> Option<PathBuf> {
         self.values
@@ -1148,27 +1088,9 @@ offset.flush.interval.ms=10000
     }
 
     #[test]
-    fn embedded_log_byte_bounds_have_defaults_and_are_validated() {
+    fn embedded_log_byte_bounds_are_validated() {
+        // Their defaults and use: `commands::embedded_log`.
         let base = "key.converter=StringConverter\nvalue.converter=StringConverter\n";
-        let w = worker(base, WorkerMode::Standalone).unwrap();
-        let options = w.embedded_log_options();
-        assert_eq!(options.max_in_flight_bytes, 16 * 1024 * 1024);
-        assert_eq!(options.max_poll_bytes, 8 * 1024 * 1024);
-        let set = format!(
-            "{base}num.partitions=3\nembedded.log.buffer.memory=1048576\n\
-             embedded.log.fetch.max.bytes=65536\n"
-        );
-        let options = worker(&set, WorkerMode::Standalone)
-            .unwrap()
-            .embedded_log_options();
-        assert_eq!(
-            (
-                options.num_partitions,
-                options.max_in_flight_bytes,
-                options.max_poll_bytes
-            ),
-            (3, 1_048_576, 65_536)
-        );
         for bad in [
             "embedded.log.buffer.memory=0",
             "embedded.log.fetch.max.bytes=-1",
@@ -1245,10 +1167,6 @@ offset.flush.interval.ms=10000
         );
         assert_eq!(w.header_converter_class(), DEFAULT_HEADER_CONVERTER);
         assert_eq!(w.offset_flush_interval(), Duration::from_secs(10));
-        assert!(
-            !w.worker_settings().exact_sinks_by_default,
-            "with Kafka, sinks append by default (Kafka Connect's behaviour)"
-        );
         assert_eq!(w.offset_flush_timeout(), Duration::from_secs(5));
         assert_eq!(w.task_shutdown_graceful_timeout(), Duration::from_secs(5));
         assert_eq!(
@@ -1289,10 +1207,6 @@ offset.flush.interval.ms=10000
         .unwrap();
         assert_eq!(w.bootstrap_servers(), None);
         assert_eq!(w.embedded_log_dir(), PathBuf::from("connect-rs-data"));
-        assert!(
-            w.worker_settings().exact_sinks_by_default,
-            "on the embedded log, sinks keep their output exact by default"
-        );
         assert_eq!(
             w.offset_storage_file(),
             PathBuf::from("connect-rs-data/connect.offsets.json")

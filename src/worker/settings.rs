@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::config::WorkerConfig;
+
 /// Timing and tolerance settings of the worker.
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
@@ -49,12 +51,51 @@ impl Default for RestartPolicy {
 }
 
 impl RestartPolicy {
+    /// The `task.restart.*` keys of the worker configuration.
+    pub fn from_config(config: &WorkerConfig) -> Self {
+        let values = config.values();
+        let ms = |key: &str, default: u64| {
+            Duration::from_millis(
+                values
+                    .long(key)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .unwrap_or(default),
+            )
+        };
+        Self {
+            enabled: values.boolean("task.restart.auto.enable").unwrap_or(true),
+            max_attempts: values
+                .int("task.restart.max.attempts")
+                .and_then(|v| u32::try_from(v).ok())
+                .unwrap_or(10),
+            initial_backoff: ms("task.restart.initial.backoff.ms", 1000),
+            max_backoff: ms("task.restart.max.backoff.ms", 60_000),
+        }
+    }
+
     /// The delay before restart number `attempt` (1-based): initial × 2^(attempt-1), capped.
     pub fn delay(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(30));
         self.initial_backoff
             .saturating_mul(factor)
             .min(self.max_backoff)
+    }
+}
+
+impl WorkerSettings {
+    /// What the task loops need from the worker configuration: flush and shutdown timing, and
+    /// the restart policy. `exactly_once` is left unset: the distributed command sets it once
+    /// the offsets topic is open.
+    pub fn from_config(config: &WorkerConfig) -> Self {
+        Self {
+            offset_flush_interval: config.offset_flush_interval(),
+            offset_flush_timeout: config.offset_flush_timeout(),
+            graceful_shutdown_timeout: config.task_shutdown_graceful_timeout(),
+            restart: RestartPolicy::from_config(config),
+            exactly_once: None,
+            // On the embedded log, sinks keep their output exact by default (issue 26).
+            exact_sinks_by_default: config.bootstrap_servers().is_none(),
+        }
     }
 }
 
@@ -74,6 +115,47 @@ impl Default for WorkerSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{RawConfig, WorkerMode};
+
+    fn worker(pairs: &[(&str, &str)]) -> WorkerConfig {
+        let mut all = vec![
+            ("key.converter", "StringConverter"),
+            ("value.converter", "StringConverter"),
+        ];
+        all.extend_from_slice(pairs);
+        let raw = RawConfig::from_pairs("worker.properties", all);
+        WorkerConfig::from_raw(&raw, WorkerMode::Standalone).unwrap()
+    }
+
+    #[test]
+    fn sinks_are_exact_by_default_only_on_the_embedded_log() {
+        assert!(
+            WorkerSettings::from_config(&worker(&[])).exact_sinks_by_default,
+            "on the embedded log, sinks keep their output exact by default"
+        );
+        assert!(
+            !WorkerSettings::from_config(&worker(&[("bootstrap.servers", "localhost:9092")]))
+                .exact_sinks_by_default,
+            "with Kafka, sinks append by default (Kafka Connect's behaviour)"
+        );
+    }
+
+    #[test]
+    fn settings_come_from_the_worker_keys() {
+        let s = WorkerSettings::from_config(&worker(&[
+            ("offset.flush.interval.ms", "10000"),
+            ("task.restart.auto.enable", "false"),
+            ("task.restart.max.attempts", "3"),
+            ("task.restart.initial.backoff.ms", "50"),
+        ]));
+        assert_eq!(s.offset_flush_interval, Duration::from_secs(10));
+        assert_eq!(s.offset_flush_timeout, Duration::from_secs(5));
+        assert_eq!(s.graceful_shutdown_timeout, Duration::from_secs(5));
+        assert!(!s.restart.enabled);
+        assert_eq!(s.restart.max_attempts, 3);
+        assert_eq!(s.restart.initial_backoff, Duration::from_millis(50));
+        assert_eq!(s.restart.max_backoff, Duration::from_secs(60));
+    }
 
     #[test]
     fn restart_delays_double_up_to_the_maximum() {

@@ -50,7 +50,7 @@ pub fn check(worker: &WorkerFile, config: &WorkerConfig, tolerance: Duration) ->
 /// (`exactly.once.source.support=enabled`, distributed mode).
 fn sources_resume_exactly(config: &WorkerConfig) -> bool {
     match config.bootstrap_servers() {
-        None => config.embedded_log_options().exactly_once_source,
+        None => crate::commands::embedded_log::options(config).exactly_once_source,
         Some(_) => config.exactly_once_source_enabled(),
     }
 }

@@ -131,7 +131,7 @@ impl Cluster {
         );
         let plugins = Arc::new(PluginRegistry::builtin());
         let worker = Worker::new(
-            worker_config.worker_settings(),
+            crate::worker::WorkerSettings::from_config(&worker_config),
             plugins.clone(),
             offsets.clone(),
             log.clone(),
