@@ -11,6 +11,7 @@ pub mod config;
 pub mod converters;
 pub mod fs_hint;
 pub mod herder;
+pub mod jaas;
 pub mod logging;
 pub mod metrics;
 pub mod plugins;

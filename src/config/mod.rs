@@ -5,7 +5,6 @@
 
 mod connector;
 mod error;
-pub mod jaas;
 mod json;
 mod load;
 mod origin;

@@ -16,7 +16,7 @@ use base64::Engine;
 use tracing::{debug, trace, warn};
 
 use super::SetupError;
-use crate::config::jaas;
+use crate::jaas;
 
 /// The REST extension's class name.
 pub const EXTENSION_CLASS: &str =

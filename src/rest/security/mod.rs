@@ -1,6 +1,6 @@
 //! The REST server's security as Kafka Connect configures it: TLS on `https://` listeners
 //! ([`tls`]), HTTP basic authentication of `BasicAuthSecurityRestExtension` ([`basic_auth`],
-//! [`crate::config::jaas`]), CORS ([`cors`]) and response header rules ([`headers`]). Everything is read and
+//! [`crate::jaas`]), CORS ([`cors`]) and response header rules ([`headers`]). Everything is read and
 //! checked at start-up: a setting connect-rs cannot honour stops the worker with a message
 //! naming the key, never silently.
 
@@ -82,7 +82,7 @@ impl RestSecurity {
                 ));
             }
             if auth.is_none() {
-                let jaas = kafka_opts.and_then(crate::config::jaas::login_config_from_jvm_options);
+                let jaas = kafka_opts.and_then(crate::jaas::login_config_from_jvm_options);
                 auth = Some(Arc::new(basic_auth::BasicAuth::load(jaas.as_deref())?));
             }
         }

@@ -15,7 +15,7 @@
 use connect_api::ConfigMap;
 use tracing::warn;
 
-use crate::config::jaas;
+use crate::jaas;
 use crate::tls::{self, TlsError};
 
 /// A security setting librdkafka cannot be given.
