@@ -1102,7 +1102,7 @@ topics=connect-test";
     fn transforms_and_predicates() {
         let base = "name=s\nconnector.class=FileStreamSink\ntopics=a\n";
         // The alias lists are accepted; the transforms' own keys are checked by the herder
-        // against the plugin registry (herder::transform_spec).
+        // against the plugin registry (worker::transform_spec).
         assert!(check(
             &format!("{base}transforms=route\ntransforms.route.type=RegexRouter\ntransforms.route.regex=.*\n\
                       transforms.route.predicate=isA\npredicates=isA\npredicates.isA.type=TopicNameMatches\n"),

@@ -11,7 +11,6 @@ pub mod offsets;
 mod reconfigure_tests;
 pub mod spec;
 pub mod standalone;
-pub mod transform_spec;
 
 use std::sync::Arc;
 

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use super::transform_spec::TransformChainSpec;
 use crate::config::providers::Redactor;
 use crate::config::{self, ConnectorConfig, ConnectorKind, RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
 use crate::topics::topic_creation::TopicCreation;
 use crate::topics::{Subscription, TopicPattern};
+use crate::worker::transform_spec::TransformChainSpec;
 use crate::worker::{ConnectorSpec, ConverterConfig, TransactionBoundary};
 
 /// Why a connector configuration cannot be started.

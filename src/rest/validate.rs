@@ -22,8 +22,8 @@ use crate::config::{
     connector_def, plugin_version_key, validate_connector, ConfigError, ConnectorKind, RawConfig,
     CONNECTOR_VERSION,
 };
-use crate::herder::transform_spec::TransformChainSpec;
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
+use crate::worker::transform_spec::TransformChainSpec;
 
 /// The key that names the connector plugin in a connector configuration.
 const CONNECTOR_CLASS: &str = "connector.class";

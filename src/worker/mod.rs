@@ -19,6 +19,7 @@ pub mod task_factory;
 pub mod throughput;
 pub mod tolerance;
 pub mod transform_chain;
+pub mod transform_spec;
 pub mod unread_partitions;
 pub mod zombie_fencing;
 
@@ -76,7 +77,7 @@ pub struct ConnectorSpec {
     /// The `errors.*` settings (retries, tolerance, log, dead letter queue).
     pub errors: tolerance::ErrorPolicy,
     /// The validated transforms and predicates, built anew for each task.
-    pub transforms: Arc<crate::herder::transform_spec::TransformChainSpec>,
+    pub transforms: Arc<transform_spec::TransformChainSpec>,
     /// What a sink reads (`topics` or `topics.regex`); unused for sources.
     pub subscription: Option<Subscription>,
     /// `producer.override.*` (prefix removed).

@@ -9,9 +9,9 @@ use connect_api::{
     ConfigDef, ConfigMap, ConnectError, Predicate, PredicatePlugin, TransformationPlugin,
 };
 
+use super::transform_chain::{TransformStage, TransformationChain};
 use crate::config::{ConfigProblem, ConfigWarning, RawConfig};
 use crate::plugins::PluginRegistry;
-use crate::worker::transform_chain::{TransformStage, TransformationChain};
 
 /// One transform of the chain: its plugin, its own properties and its condition.
 #[derive(Debug, Clone)]
