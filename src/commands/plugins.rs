@@ -8,8 +8,8 @@ use anyhow::anyhow;
 use super::{CommandError, EXIT_STARTUP};
 use crate::cli::{OutputFormat, PluginsArgs};
 use crate::config::providers::builtin_provider_classes;
+use crate::plugins::plugin_infos;
 use crate::plugins::PluginRegistry;
-use crate::rest::plugins::plugin_infos;
 
 /// Runs `plugins`.
 ///

@@ -18,9 +18,8 @@ use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP};
 use crate::cli::{OutputFormat, ValidateArgs};
 use crate::config::{self, ConfigError, ConfigWarning, RawConfig, WorkerConfig, WorkerMode};
 use crate::herder::spec::connector_warnings;
+use crate::herder::validate::{validate_config, ConfigInfos, ValidateError};
 use crate::plugins::PluginRegistry;
-use crate::rest::validate::{validate_config, ConfigInfos};
-use crate::rest::RestError;
 
 /// The key naming the connector plugin.
 const CONNECTOR_CLASS: &str = "connector.class";
@@ -29,8 +28,8 @@ const CONNECTOR_CLASS: &str = "connector.class";
 enum Outcome {
     /// The REST validate body.
     Checked(ConfigInfos),
-    /// The REST error (400) the endpoint answers: no or unknown `connector.class`.
-    Refused(RestError),
+    /// The error the REST endpoint answers (400): no or unknown `connector.class`.
+    Refused(ValidateError),
     /// The file could be read but not parsed: the loader's problems.
     Unparsed(ConfigError),
 }
@@ -82,7 +81,7 @@ impl FileCheck {
             Outcome::Refused(e) => vec![Problem {
                 line: line(CONNECTOR_CLASS),
                 key: Some(CONNECTOR_CLASS.to_owned()),
-                message: e.message.clone(),
+                message: e.to_string(),
             }],
             Outcome::Unparsed(ConfigError::Invalid { problems, .. }) => problems
                 .iter()
@@ -106,7 +105,7 @@ impl FileCheck {
         let error = |code: u16, message: String| json!({ "error_code": code, "message": message });
         match &self.outcome {
             Outcome::Checked(infos) => serde_json::to_value(infos).unwrap_or(Value::Null),
-            Outcome::Refused(e) => error(e.status.as_u16(), e.message.clone()),
+            Outcome::Refused(e) => error(e.status(), e.to_string()),
             Outcome::Unparsed(e) => error(400, e.to_string()),
         }
     }

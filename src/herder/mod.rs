@@ -11,6 +11,7 @@ pub mod offsets;
 mod reconfigure_tests;
 pub mod spec;
 pub mod standalone;
+pub mod validate;
 
 use std::sync::Arc;
 

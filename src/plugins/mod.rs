@@ -2,6 +2,8 @@
 //! of built-in plugins is in [`builtin`].
 
 pub mod builtin;
+pub mod info;
 pub mod registry;
 
+pub use info::{plugin_infos, PluginInfo};
 pub use registry::{ConnectorPlugin, PluginRegistry, RegistryError};

@@ -30,7 +30,6 @@ pub mod root;
 pub mod security;
 pub mod topics;
 pub mod validate;
-mod validate_transforms;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@
 use connect_api::config_def::{parse_value, Default as KeyDefault};
 use connect_api::{ConfigDef, ConfigKey, ConfigType, Importance, Width};
 
-use super::validate::{value_text, ConfigKeyInfo};
+use super::entities::{value_text, ConfigKeyInfo};
 use crate::plugins::PluginRegistry;
 
 /// One enriched key: its definition as REST shows it, its value and the values to recommend.

@@ -1,0 +1,424 @@
+//! Validation of connector configurations, which Kafka Connect keeps in the herder
+//! (`AbstractHerder.validateConnectorConfig`, `connectorPluginConfig`): a connector
+//! configuration checked without creating anything, answered as `ConfigInfos` (even when there
+//! are errors), and a plugin's configuration keys as `ConfigKeyInfo`s. REST's
+//! `PUT /connector-plugins/{plugin}/config/validate` and `GET /connector-plugins/{plugin}/config`
+//! and the offline `validate`, `doctor` and `plugins` commands call it here. See
+//! `reference/kafka-connect.md` §1.2–1.3.
+//!
+//! [`entities`] holds the answer's shapes, `transforms` the keys that `transforms` and
+//! `predicates` add, `plugin_versions` the converter and `*.plugin.version` keys, `java_map`
+//! how Java prints a configuration map.
+
+pub mod entities;
+mod java_map;
+mod plugin_versions;
+mod transforms;
+
+use std::collections::HashMap;
+
+use connect_api::config_def::{parse_value, Default as KeyDefault};
+use connect_api::ConfigDef;
+
+use self::entities::default_text;
+pub use self::entities::{value_text, ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
+use self::java_map::java_map_string;
+use self::plugin_versions::PluginVersions;
+use self::transforms::{enriched_keys, EnrichedKey};
+use crate::config::providers::{has_placeholder, ConfigProviders, Redactor};
+use crate::config::{
+    connector_def, validate_connector, ConfigError, ConnectorKind, RawConfig, CONNECTOR_VERSION,
+};
+use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
+use crate::worker::transform_spec::TransformChainSpec;
+
+/// The key that names the connector plugin in a connector configuration.
+const CONNECTOR_CLASS: &str = "connector.class";
+
+/// Error added to a key whose value is JSON `null` (Kafka's `addNullValuedErrors`).
+const NULL_VALUE_ERROR: &str = "Null value can not be supplied as the configuration value.";
+
+/// Why a configuration could not be validated at all (REST answers 400, or 404 for
+/// [`ValidateError::UnknownPlugin`]); problems of single keys are not errors but part of the
+/// [`ConfigInfos`] answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    /// No `connector.class` in the configuration (shown as Java prints the map).
+    #[error("Connector config {config} contains no connector type")]
+    NoConnectorType {
+        /// The configuration as Java's `HashMap.toString` prints it.
+        config: String,
+    },
+    /// `connector.class` names another plugin than the request path.
+    #[error("Included connector type {class} does not match request type {plugin}")]
+    TypeMismatch {
+        /// `connector.class` as given.
+        class: String,
+        /// The plugin of the request path.
+        plugin: String,
+    },
+    /// `connector.class` names no connector plugin.
+    #[error(transparent)]
+    UnknownConnector(RegistryError),
+    /// No connector, transform or predicate plugin of that name.
+    #[error("Unknown plugin {0}.")]
+    UnknownPlugin(String),
+}
+
+impl ValidateError {
+    /// The HTTP status REST answers with: 404 for an unknown plugin, else 400.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::UnknownPlugin(_) => 404,
+            _ => 400,
+        }
+    }
+}
+
+/// The configuration keys of the plugin called `plugin` (class name or alias): for a
+/// connector its own keys first, then the framework's source or sink connector keys it does not
+/// define itself; for a transform or predicate its own keys.
+///
+/// # Errors
+/// [`ValidateError::UnknownPlugin`] (404) when no plugin of those kinds has that name.
+pub fn plugin_config(
+    plugins: &PluginRegistry,
+    plugin: &str,
+) -> Result<Vec<ConfigKeyInfo>, ValidateError> {
+    let own_keys = |def: ConfigDef| def.keys().iter().map(ConfigKeyInfo::from_key).collect();
+    if let Ok(t) = plugins.transformation(plugin) {
+        return Ok(own_keys((t.config_def)()));
+    }
+    if let Ok(p) = plugins.predicate(plugin) {
+        return Ok(own_keys((p.config_def)()));
+    }
+    let connector = plugins
+        .connector(plugin)
+        .map_err(|_| ValidateError::UnknownPlugin(plugin.to_owned()))?;
+    let framework = connector_def(kind_of(&connector), &ConfigDef::new());
+    let def = with_connector_version(
+        connector.config_def().merge(&framework),
+        connector.desc().version,
+    );
+    Ok(def.keys().iter().map(ConfigKeyInfo::from_key).collect())
+}
+
+/// Validates the connector configuration `props` (in request order; `None` is a JSON null) as
+/// `PUT /connector-plugins/{plugin}/config/validate` answers (Kafka's
+/// `AbstractHerder.validateConnectorConfig`). The connector is the one `connector.class`
+/// names; `plugin` is only checked against it. Errors per key are those of the framework and
+/// plugin `ConfigDef`s plus the framework's cross-key checks; keys no definition knows are
+/// listed with a null definition. The converter keys default to the worker's converters
+/// (`worker_converters`: key, value, header) and the `*.plugin.version` keys to the version of
+/// their plugin, as in Kafka Connect 4.x. Placeholders are resolved with `providers` before
+/// validation (as Kafka's `validateConnectorConfig`); a value with placeholders is reported as
+/// given, a placeholder that cannot be resolved is an error on its key, and no message shows
+/// a resolved value.
+///
+/// # Errors
+/// [`ValidateError`] (400) when `connector.class` is missing, does not match `plugin`, or names
+/// no connector plugin.
+pub fn validate_config(
+    plugins: &PluginRegistry,
+    worker_converters: &[String; 3],
+    providers: &ConfigProviders,
+    plugin: &str,
+    props: &[(String, Option<String>)],
+) -> Result<ConfigInfos, ValidateError> {
+    let class = props
+        .iter()
+        .find(|(k, _)| k == CONNECTOR_CLASS)
+        .and_then(|(_, v)| v.as_deref());
+    if let Some(class) = class {
+        if !normalized(class).ends_with(normalized(plugin)) {
+            return Err(ValidateError::TypeMismatch {
+                class: class.to_owned(),
+                plugin: plugin.to_owned(),
+            });
+        }
+    }
+    let Some(class) = class else {
+        return Err(ValidateError::NoConnectorType {
+            config: java_map_string(props),
+        });
+    };
+    let connector = plugins
+        .connector(class)
+        .map_err(ValidateError::UnknownConnector)?;
+    let kind = kind_of(&connector);
+    let given_value = |key: &str| {
+        props
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_deref())
+    };
+    let versions = PluginVersions::new(plugins, worker_converters, given_value);
+    let def = versions.apply(with_connector_version(
+        connector_def(kind, &connector.config_def()),
+        connector.desc().version,
+    ));
+
+    let raw = RawConfig::from_pairs(
+        "<REST request>",
+        props
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone()))),
+    );
+    let given: HashMap<&str, Option<&str>> = props
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_deref()))
+        .collect();
+
+    // Every problem, by key; a null value only has the null error (Kafka parses null as null).
+    let mut errors: HashMap<String, Vec<String>> = HashMap::new();
+    let mut unkeyed: Vec<String> = Vec::new();
+    // Placeholders resolved first; a key whose placeholder does not resolve only has that error.
+    let (raw, redactor) = match providers.resolve(&raw, |_| false) {
+        Ok(resolved) => (resolved.raw, resolved.redactor),
+        Err(problems) => {
+            for problem in problems {
+                if let Some(key) = problem.key {
+                    errors.entry(key).or_default().push(problem.message);
+                }
+            }
+            (raw, Redactor::default())
+        }
+    };
+    let unresolved: Vec<String> = errors.keys().cloned().collect();
+    let mut push = |key: String, message: &str| {
+        if !unresolved.contains(&key) {
+            let message = redactor.redact(message).into_owned();
+            errors.entry(key).or_default().push(message);
+        }
+    };
+    if let Err(ConfigError::Invalid { problems, .. }) =
+        validate_connector(&raw, kind, &connector.config_def())
+    {
+        for problem in problems {
+            match problem.key {
+                Some(key) if given.get(key.as_str()) == Some(&None) => {}
+                Some(key) => push(key, &problem.message),
+                None => unkeyed.push(redactor.redact(&problem.message).into_owned()),
+            }
+        }
+    }
+    for issue in connector.validate(&raw.to_map()) {
+        if given.get(issue.key.as_str()) != Some(&None) {
+            push(issue.key, &issue.message);
+        }
+    }
+    let (_, chain_problems, _) = TransformChainSpec::validate(&raw, plugins);
+    for problem in chain_problems {
+        if let Some(key) = problem.key {
+            if given.get(key.as_str()) != Some(&None) {
+                push(key, &problem.message);
+            }
+        }
+    }
+    let enriched = enriched_keys(plugins, given_value);
+    let is_defined = |k: &str| def.key(k).is_some() || enriched.iter().any(|e| e.info.name == k);
+    for (key, value) in props {
+        if value.is_none() {
+            errors
+                .entry(key.clone())
+                .or_default()
+                .push(NULL_VALUE_ERROR.to_owned());
+        }
+    }
+    // Cannot happen for pairs without lines; kept on `connector.class` so that none is lost.
+    if !unkeyed.is_empty() {
+        errors
+            .entry(CONNECTOR_CLASS.to_owned())
+            .or_default()
+            .extend(unkeyed);
+    }
+
+    let mut configs = Vec::new();
+    // Keys no definition knows, as given, then problem keys built at run time
+    // (`transforms.<alias>.type`) that are missing from the request.
+    let mut undefined: Vec<(String, Option<String>)> = props
+        .iter()
+        .filter(|(k, _)| !is_defined(k))
+        .cloned()
+        .collect();
+    let mut extra: Vec<&String> = errors
+        .keys()
+        .filter(|k| !is_defined(k) && !given.contains_key(k.as_str()))
+        .collect();
+    extra.sort();
+    undefined.extend(extra.into_iter().map(|k| (k.clone(), None)));
+    for (key, value) in undefined {
+        let errs = errors.remove(&key).unwrap_or_default();
+        configs.push(ConfigInfo {
+            definition: None,
+            value: Some(ConfigValueInfo {
+                name: key,
+                value,
+                recommended_values: Vec::new(),
+                errors: errs,
+                visible: true,
+            }),
+        });
+    }
+    let mut groups: Vec<String> = Vec::new();
+    // Framework keys, then the keys of the transforms and predicates, then the connector
+    // plugin's own keys, as Kafka Connect lists them.
+    let own = connector.config_def();
+    let mut enriched = Some(enriched);
+    for key in def.keys() {
+        if own.key(key.name).is_some() {
+            if let Some(keys) = enriched.take() {
+                push_enriched(keys, &given, &mut errors, &mut groups, &mut configs);
+            }
+        }
+        if let Some(group) = key.group {
+            if !groups.iter().any(|g| g == group) {
+                groups.push(group.to_owned());
+            }
+        }
+        let value = match given.get(key.name) {
+            // As given: a resolved value is not shown.
+            Some(Some(raw)) if has_placeholder(raw) => Some((*raw).to_owned()),
+            Some(Some(raw)) => parse_value(key.name, key.config_type, raw)
+                .ok()
+                .map(|v| value_text(&v)),
+            Some(None) => None,
+            None => match key.default {
+                KeyDefault::Value(d) => Some(default_text(key, d)),
+                KeyDefault::Required | KeyDefault::Null => None,
+            },
+        };
+        configs.push(ConfigInfo {
+            definition: Some(ConfigKeyInfo::from_key(key)),
+            value: Some(ConfigValueInfo {
+                name: key.name.to_owned(),
+                value,
+                recommended_values: versions.recommended(key.name, connector.desc().version),
+                errors: errors.remove(key.name).unwrap_or_default(),
+                visible: true,
+            }),
+        });
+    }
+    if let Some(keys) = enriched {
+        push_enriched(keys, &given, &mut errors, &mut groups, &mut configs);
+    }
+    let error_count = configs
+        .iter()
+        .filter_map(|c| c.value.as_ref())
+        .map(|v| v.errors.len())
+        .sum();
+    Ok(ConfigInfos {
+        name: class.to_owned(),
+        error_count,
+        groups,
+        configs,
+    })
+}
+
+/// Appends the keys of the transforms and predicates with their values and errors.
+fn push_enriched(
+    keys: Vec<EnrichedKey>,
+    given: &HashMap<&str, Option<&str>>,
+    errors: &mut HashMap<String, Vec<String>>,
+    groups: &mut Vec<String>,
+    configs: &mut Vec<ConfigInfo>,
+) {
+    for key in keys {
+        let name = key.info.name.clone();
+        if let Some(group) = &key.info.group {
+            if !groups.contains(group) {
+                groups.push(group.clone());
+            }
+        }
+        let value = match given.get(name.as_str()) {
+            Some(None) => None,
+            _ => key.value,
+        };
+        configs.push(ConfigInfo {
+            definition: Some(key.info),
+            value: Some(ConfigValueInfo {
+                errors: errors.remove(&name).unwrap_or_default(),
+                name,
+                value,
+                recommended_values: key.recommended,
+                visible: true,
+            }),
+        });
+    }
+}
+
+/// `def` with `connector.plugin.version` defaulting to the connector plugin's `version`.
+fn with_connector_version(def: ConfigDef, version: &'static str) -> ConfigDef {
+    def.with_default(CONNECTOR_VERSION, KeyDefault::Value(version))
+}
+
+fn kind_of(plugin: &ConnectorPlugin) -> ConnectorKind {
+    match plugin {
+        ConnectorPlugin::Source(_) => ConnectorKind::Source,
+        ConnectorPlugin::Sink(_) => ConnectorKind::Sink,
+    }
+}
+
+/// Kafka's `normalizedPluginName`: without a trailing `Connector` (unless that is all of it).
+fn normalized(name: &str) -> &str {
+    match name.strip_suffix("Connector") {
+        Some(short) if !short.is_empty() => short,
+        _ => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORKER_CONVERTERS: [&str; 3] = [
+        "org.apache.kafka.connect.json.JsonConverter",
+        "StringConverter",
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+    ];
+
+    fn pairs(p: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+        p.iter()
+            .map(|(k, v)| ((*k).to_owned(), v.map(str::to_owned)))
+            .collect()
+    }
+
+    #[test]
+    fn plugin_names_normalize_like_kafka() {
+        assert_eq!(normalized("FileStreamSourceConnector"), "FileStreamSource");
+        assert_eq!(normalized("Connector"), "Connector");
+        assert_eq!(normalized("FileStreamSource"), "FileStreamSource");
+    }
+
+    #[test]
+    fn sink_validation_reports_cross_key_problems_on_their_key() {
+        let r = PluginRegistry::builtin();
+        let infos = validate_config(
+            &r,
+            &WORKER_CONVERTERS.map(str::to_owned),
+            &ConfigProviders::none(),
+            "FileStreamSink",
+            &pairs(&[
+                ("name", Some("s")),
+                ("connector.class", Some("FileStreamSink")),
+                ("file", None),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(infos.error_count, 2);
+        let errors = |name: &str| {
+            infos
+                .configs
+                .iter()
+                .filter_map(|c| c.value.as_ref())
+                .find(|v| v.name == name)
+                .map(|v| v.errors.clone())
+                .unwrap()
+        };
+        assert_eq!(
+            errors("topics"),
+            ["Must configure one of topics or topics.regex"]
+        );
+        assert_eq!(errors("file"), [NULL_VALUE_ERROR]);
+    }
+}
