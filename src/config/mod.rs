@@ -14,6 +14,7 @@ mod raw;
 mod toml;
 mod validate;
 mod worker;
+mod worker_def;
 
 pub use self::connector::{
     common_connector_def, connector_def, plugin_version_key, sink_connector_def,
@@ -28,7 +29,8 @@ pub use self::properties::parse_properties;
 pub use self::raw::{RawConfig, RawEntry};
 pub use self::toml::parse_toml;
 pub use self::validate::{converter_error, has_known_prefix, with_full_key, KNOWN_PREFIXES};
-pub use self::worker::{
-    common_worker_def, distributed_worker_def, standalone_worker_def, worker_def, WorkerConfig,
-    WorkerMode, DEFAULT_EMBEDDED_LOG_DIR, DEFAULT_HEADER_CONVERTER, DEFAULT_OFFSETS_FILE_NAME,
+pub use self::worker::{WorkerConfig, WorkerMode};
+pub use self::worker_def::{
+    common_worker_def, distributed_worker_def, standalone_worker_def, worker_def,
+    DEFAULT_EMBEDDED_LOG_DIR, DEFAULT_HEADER_CONVERTER, DEFAULT_OFFSETS_FILE_NAME,
 };
