@@ -34,7 +34,9 @@ use num_bigint::BigInt;
 
 use self::node::Node;
 use self::scalar::scalar_value;
-use super::{java_class, java_fmt, parse_bool_config};
+use super::{java_class, parse_bool_config};
+use connect_api::java_fmt;
+use connect_api::values::decimal::{decimal_scale, minimal_twos_complement, rescale};
 
 /// Config key: include schemas in the serialized form (default `true`).
 pub const SCHEMAS_ENABLE_CONFIG: &str = "schemas.enable";
@@ -303,60 +305,6 @@ fn logical_of(schema: &Schema) -> Option<Logical> {
         (logical::TIME, SchemaType::Int32) => Some(Logical::Time),
         (logical::TIMESTAMP, SchemaType::Int64) => Some(Logical::Timestamp),
         _ => None,
-    }
-}
-
-/// The scale of a Decimal schema, with Kafka's `Decimal.scale` errors.
-pub(crate) fn decimal_scale(schema: &Schema) -> Result<i32> {
-    let raw = schema
-        .parameter(logical::DECIMAL_SCALE)
-        .ok_or_else(|| ConnectError::data("Invalid Decimal schema: scale parameter not found."))?;
-    raw.parse().map_err(|_| {
-        ConnectError::data(format!(
-            "Invalid scale parameter found in Decimal schema: For input string: \"{raw}\""
-        ))
-    })
-}
-
-/// The minimal two's-complement form of `bytes` (what `BigInteger.toByteArray()` yields).
-pub(crate) fn minimal_twos_complement(bytes: &[u8]) -> Cow<'_, [u8]> {
-    if bytes.is_empty() {
-        return Cow::Owned(vec![0]);
-    }
-    let mut i = 0;
-    while i + 1 < bytes.len()
-        && ((bytes[i] == 0 && bytes[i + 1] & 0x80 == 0)
-            || (bytes[i] == 0xff && bytes[i + 1] & 0x80 != 0))
-    {
-        i += 1;
-    }
-    Cow::Borrowed(&bytes[i..])
-}
-
-/// `unscaled × 10^-from_scale` re-expressed at `to_scale`, when exact.
-pub(crate) fn rescale(unscaled: BigInt, from_scale: i64, to_scale: i32) -> Result<BigInt> {
-    let to = i64::from(to_scale);
-    let mismatch = || {
-        ConnectError::data(format!(
-            "Decimal value has mismatching scale for given Decimal schema. Schema has scale {to_scale}, value has scale {from_scale}."
-        ))
-    };
-    if from_scale == to {
-        return Ok(unscaled);
-    }
-    let diff = (to - from_scale).unsigned_abs();
-    if diff > 100_000 {
-        return Err(mismatch());
-    }
-    let factor = BigInt::from(10u32).pow(diff as u32);
-    if to > from_scale {
-        Ok(unscaled * factor)
-    } else {
-        let r = &unscaled % &factor;
-        if r != BigInt::from(0) {
-            return Err(mismatch());
-        }
-        Ok(unscaled / factor)
     }
 }
 

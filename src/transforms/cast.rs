@@ -12,12 +12,12 @@ use connect_api::{
 };
 use num_bigint::BigInt;
 
-use crate::converters::java_fmt;
 use crate::transforms::config::parse_checked;
 use crate::transforms::util::{
     check_required, copy_schema_basics, field_value, into_map, java_class_name, require_struct,
     SchemaCache, Side,
 };
+use connect_api::java_fmt;
 
 const PURPOSE: &str = "cast types";
 

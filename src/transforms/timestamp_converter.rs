@@ -12,13 +12,13 @@ use connect_api::{
     TransformationPlugin, Validator, Value,
 };
 
-use crate::converters::java_fmt::MILLIS_PER_DAY;
 use crate::transforms::config::{one_of_exact, parse_checked};
 use crate::transforms::date_format::{PatternError, SimpleDateFormat, SUPPORTED_LETTERS};
 use crate::transforms::util::{
     check_required, copy_schema_basics, field_value, java_class_name, require_map, require_struct,
     SchemaCache, Side,
 };
+use connect_api::java_fmt::MILLIS_PER_DAY;
 
 const PURPOSE: &str = "converting timestamp formats";
 const TYPES: [&str; 5] = ["string", "unix", "Date", "Time", "Timestamp"];
