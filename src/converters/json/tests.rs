@@ -4,6 +4,7 @@
 use super::*;
 use connect_api::HeaderConverter;
 use connect_api::{SchemaBuilder, Struct};
+use num_bigint::BigInt;
 use proptest::prelude::*;
 
 fn conv(props: &[(&str, &str)]) -> JsonConverter {
