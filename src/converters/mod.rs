@@ -36,12 +36,10 @@ macro_rules! header_converter_via_converter {
 }
 
 pub mod byte_array;
-pub(crate) mod java_fmt;
 pub mod json;
 pub mod number;
 pub mod simple_header;
 pub mod string;
-pub mod values;
 
 use connect_api::{ConnectError, Converter, HeaderConverter, Result, Value};
 

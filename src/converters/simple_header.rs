@@ -1,12 +1,12 @@
 //! `org.apache.kafka.connect.storage.SimpleHeaderConverter`, Kafka Connect's default header
 //! converter: values are written as `Values.convertToString` text in UTF-8 and read back with
-//! `Values.parseString` (see [`super::values`]). Dates are written and read in UTC.
+//! `Values.parseString` (see [`connect_api::values`]). Dates are written and read in UTC.
 
 use connect_api::{
     ConfigMap, HeaderConverter, Result, Schema, SchemaAndValue, SchemaRef, SchemaType, Value,
 };
 
-use super::values;
+use connect_api::values;
 
 /// Kafka's `SimpleHeaderConverter`. Has no configuration.
 #[derive(Debug, Clone, Copy, Default)]

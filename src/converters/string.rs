@@ -16,7 +16,8 @@ use connect_api::{
 };
 use num_bigint::BigInt;
 
-use super::java_fmt::{self, MILLIS_PER_DAY};
+use connect_api::java_fmt::{self, MILLIS_PER_DAY};
+use connect_api::values::decimal::decimal_scale;
 
 /// Config key: the Java charset name (default `UTF8`).
 pub const ENCODING_CONFIG: &str = "converter.encoding";
@@ -214,7 +215,7 @@ fn push_java(out: &mut String, schema: Option<&Schema>, value: &Value) {
     if let Some(s) = schema {
         match (s.name.as_deref(), s.schema_type, value) {
             (Some(logical::DECIMAL), SchemaType::Bytes, Value::Bytes(b)) => {
-                if let Ok(scale) = super::json::decimal_scale(s) {
+                if let Ok(scale) = decimal_scale(s) {
                     out.push_str(&java_fmt::big_decimal_string(
                         &BigInt::from_signed_bytes_be(b),
                         scale,

@@ -7,7 +7,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::converters::java_fmt::{civil_from_days, days_from_civil, MILLIS_PER_DAY};
+use connect_api::java_fmt::{civil_from_days, days_from_civil, MILLIS_PER_DAY};
 
 /// Every pattern letter Java knows (`DateFormatSymbols.patternChars`).
 const JAVA_LETTERS: &str = "GyMdkHmsSEDFwWahKzZYuXL";

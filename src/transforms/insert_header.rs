@@ -7,8 +7,8 @@ use connect_api::{
     Schema, SchemaRef, SchemaType, Transformation, TransformationPlugin, Value,
 };
 
-use crate::converters::values::parse_string;
 use crate::transforms::config::parse;
+use connect_api::values::parse_string;
 
 /// The InsertHeader transform.
 #[derive(Debug, Default)]

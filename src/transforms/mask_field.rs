@@ -10,12 +10,12 @@ use connect_api::{
 };
 use num_bigint::BigInt;
 
-use crate::converters::values::parse_big_decimal;
 use crate::transforms::config::parse;
 use crate::transforms::util::{
     check_list, empty_list_error, field_value, java_class_name, map_get, map_put,
     replace_null_with_default_key, require_map, require_struct, Side,
 };
+use connect_api::values::decimal::parse_big_decimal;
 
 const PURPOSE: &str = "mask fields";
 

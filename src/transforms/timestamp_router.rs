@@ -70,7 +70,7 @@ fn value_text(value: &connect_api::Value) -> String {
         V::Int16(x) => x.to_string(),
         V::Int32(x) => x.to_string(),
         V::Int64(x) => x.to_string(),
-        other => crate::converters::values::convert_to_string(None, other).unwrap_or_default(),
+        other => connect_api::values::convert_to_string(None, other).unwrap_or_default(),
     }
 }
 

@@ -187,7 +187,7 @@ fn best_effort(
     value: &Value,
 ) -> Option<Vec<u8>> {
     converted.unwrap_or_else(|_| {
-        crate::converters::values::convert_to_string(schema, value).map(String::into_bytes)
+        connect_api::values::convert_to_string(schema, value).map(String::into_bytes)
     })
 }
 

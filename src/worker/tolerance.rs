@@ -265,7 +265,7 @@ impl Origin<'_> {
             ),
             Self::Source { record, offset, .. } => {
                 let text = |s, v| {
-                    crate::converters::values::convert_to_string(s, v)
+                    connect_api::values::convert_to_string(s, v)
                         .unwrap_or_else(|| "null".to_owned())
                 };
                 format!(

@@ -12,6 +12,7 @@ pub mod connector_context;
 pub mod converter;
 pub mod error;
 pub mod headers;
+pub mod java_fmt;
 pub mod logical;
 pub mod plugin;
 pub mod record;
@@ -20,6 +21,7 @@ pub mod source_offset;
 pub mod topic;
 pub mod transformation;
 pub mod value;
+pub mod values;
 
 pub use config_def::{
     ConfigDef, ConfigIssue, ConfigKey, ConfigType, ConfigValue, ConfigValues, Importance,

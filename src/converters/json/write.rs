@@ -2,7 +2,7 @@
 
 use base64::Engine as _;
 
-use crate::converters::java_fmt;
+use connect_api::java_fmt;
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 

@@ -69,7 +69,7 @@ fn push_java_layout(out: &mut String, negative: bool, digits: &[u8], e: i32, pla
 macro_rules! java_float_fn {
     ($name:ident, $t:ty) => {
         /// Appends the value as Java's `toString` of the boxed type would render it.
-        pub(crate) fn $name(out: &mut String, x: $t) {
+        pub fn $name(out: &mut String, x: $t) {
             if x.is_nan() {
                 out.push_str("NaN");
                 return;
@@ -104,21 +104,21 @@ java_float_fn!(push_f64, f64);
 java_float_fn!(push_f32, f32);
 
 /// Java's `Double.toString`.
-pub(crate) fn f64_string(x: f64) -> String {
+pub fn f64_string(x: f64) -> String {
     let mut s = String::new();
     push_f64(&mut s, x);
     s
 }
 
 /// Java's `Float.toString`.
-pub(crate) fn f32_string(x: f32) -> String {
+pub fn f32_string(x: f32) -> String {
     let mut s = String::new();
     push_f32(&mut s, x);
     s
 }
 
 /// Java's `BigDecimal.toString()` of `unscaled × 10^-scale`.
-pub(crate) fn big_decimal_string(unscaled: &BigInt, scale: i32) -> String {
+pub fn big_decimal_string(unscaled: &BigInt, scale: i32) -> String {
     let coeff = unscaled.magnitude().to_str_radix(10);
     let negative = unscaled.sign() == Sign::Minus;
     let mut out = String::with_capacity(coeff.len() + 8);
@@ -158,7 +158,7 @@ pub(crate) fn big_decimal_string(unscaled: &BigInt, scale: i32) -> String {
 }
 
 /// Milliseconds in a day.
-pub(crate) const MILLIS_PER_DAY: i64 = 86_400_000;
+pub const MILLIS_PER_DAY: i64 = 86_400_000;
 
 /// Fixed day number (days since 1970-01-01) of the Gregorian cutover, 1582-10-15.
 const CUTOVER_DAY: i64 = -141_427;
@@ -215,7 +215,7 @@ fn julian_civil(z: i64) -> (i64, i64, i64) {
 }
 
 /// Civil date (year, month, day) of a day number, as `java.util.GregorianCalendar` shows it.
-pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     if days >= CUTOVER_DAY {
         gregorian_civil(days)
     } else {
@@ -225,7 +225,7 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 /// Day number of a (possibly out-of-range, leniently normalised) civil date, as a lenient
 /// `java.util.GregorianCalendar` computes it.
-pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = year + (month - 1).div_euclid(12);
     let m = (month - 1).rem_euclid(12) + 1;
     let g = gregorian_days(y, m, 1) + day - 1;
@@ -247,7 +247,7 @@ fn push_padded(out: &mut String, v: i64, width: usize) {
 /// Formats epoch milliseconds like `Values.dateFormatFor(date).format(date)` in UTC:
 /// `HH:mm:ss.SSS'Z'` below one day, `yyyy-MM-dd` for whole days, else
 /// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`.
-pub(crate) fn format_date_millis(millis: i64) -> String {
+pub fn format_date_millis(millis: i64) -> String {
     let days = millis.div_euclid(MILLIS_PER_DAY);
     let ms_of_day = millis.rem_euclid(MILLIS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
