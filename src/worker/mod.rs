@@ -7,7 +7,6 @@ pub mod dead_letter;
 pub mod error;
 pub mod error_counters;
 pub mod exactly_once;
-pub mod exactly_once_source_task;
 pub mod record_converters;
 pub mod record_offset;
 pub mod record_pipeline;
