@@ -17,7 +17,6 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use connect_api::ConnectError;
 use tracing::{debug, info, warn};
 
 use super::{CommitStrategy, Dispatch, LoopContext};
@@ -149,7 +148,11 @@ impl CommitStrategy for Transactional {
             tokio::select! {
                 () = cancel.cancelled() => return Ok(false),
                 fenced = fencing.fence_zombies(cx.connector) => fenced
-                    .map_err(|e| TaskError::at("Zombie fencing")(ConnectError::Retriable(e)))?,
+                    .map_err(|source| TaskError::Fencing {
+                        stage: "Zombie fencing",
+                        retriable: true,
+                        source,
+                    })?,
             }
         }
         if cancel.is_cancelled() {
@@ -161,7 +164,11 @@ impl CommitStrategy for Transactional {
             tokio::select! {
                 () = cancel.cancelled() => return Ok(false),
                 verified = fencing.verify_generation(cx.connector, cx.task_id, *generation) => verified
-                    .map_err(|e| TaskError::at("Exactly-once task start")(ConnectError::Other(e)))?,
+                    .map_err(|source| TaskError::Fencing {
+                        stage: "Exactly-once task start",
+                        retriable: false,
+                        source,
+                    })?,
             }
         }
         self.offsets.read_to_end().await?;
