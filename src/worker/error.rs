@@ -2,6 +2,7 @@
 
 use connect_api::ConnectError;
 
+use super::zombie_fencing::FencingRefused;
 use crate::storage::StorageError;
 use crate::topics::TopicError;
 
@@ -37,6 +38,18 @@ pub enum TaskError {
     /// The topic layer failed.
     #[error("Topic access failed: {0}")]
     Topic(#[from] TopicError),
+    /// The herder refused an exactly-once source task's start: its zombie fencing
+    /// (`Zombie fencing`, retriable) or its generation check (`Exactly-once task start`).
+    #[error("{stage} failed: {source}")]
+    Fencing {
+        /// Which check.
+        stage: &'static str,
+        /// Whether a restart may succeed.
+        retriable: bool,
+        /// The herder's refusal.
+        #[source]
+        source: FencingRefused,
+    },
     /// Offsets could not be stored.
     #[error("Offset storage failed: {0}")]
     Storage(#[from] StorageError),
@@ -48,6 +61,7 @@ impl TaskError {
         match self {
             Self::Connect { source, .. } | Self::Tolerance { source, .. } => source.is_retriable(),
             Self::Topic(e) | Self::DeadLetterQueue(e) => e.is_retriable(),
+            Self::Fencing { retriable, .. } => *retriable,
             Self::Storage(_) => false,
         }
     }

@@ -17,8 +17,9 @@ use super::dead_letter::DeadLetterQueue;
 use super::error::TaskError;
 use super::record_converters::RecordConverters;
 use super::settings::WorkerSettings;
+use super::source_task::{AtLeastOnce, SourceTaskRunner, Transactional};
 use super::tolerance::{ConverterClasses, ErrorHandler};
-use super::{exactly_once_source_task, sink_task, source_task, ConnectorSpec};
+use super::{sink_task, ConnectorSpec};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::storage::OffsetStore;
 use crate::topics::{ClientSpec, TopicBackend};
@@ -193,49 +194,56 @@ impl TaskFactory {
         Ok(match (&spec.plugin, &self.settings.exactly_once) {
             (ConnectorPlugin::Source(p), Some(eos)) => {
                 let transactional_id = eos.transactional_id(&name, task);
+                let instance = p.new_task();
+                let producer = self
+                    .topics
+                    .transactional_producer(&client(&spec.producer_overrides), &transactional_id)
+                    .map_err(client_error)?;
                 Box::pin(
-                    exactly_once_source_task::ExactlyOnceSourceTaskRunner {
+                    SourceTaskRunner {
                         connector: name.clone(),
-                        task: p.new_task(),
+                        task: instance,
                         config,
                         ctx: source_ctx(),
                         converters,
                         transforms,
-                        producer: self
-                            .topics
-                            .transactional_producer(
-                                &client(&spec.producer_overrides),
-                                &transactional_id,
-                            )
-                            .map_err(client_error)?,
-                        offsets: eos.offsets.clone(),
-                        boundary: spec.transaction_boundary,
                         activity,
                         errors,
-                        fencing: eos.fencing().map(|f| (f, self.generation)),
+                        commit: Transactional::new(
+                            producer,
+                            eos.offsets.clone(),
+                            spec.transaction_boundary,
+                            eos.fencing().map(|f| (f, self.generation)),
+                        ),
                     }
                     .run(),
                 )
             }
-            (ConnectorPlugin::Source(p), None) => Box::pin(
-                source_task::SourceTaskRunner {
-                    connector: name.clone(),
-                    task: p.new_task(),
-                    config,
-                    ctx: source_ctx(),
-                    converters,
-                    transforms,
-                    producer: self
-                        .topics
-                        .producer(&client(&spec.producer_overrides))
-                        .map_err(client_error)?,
-                    offsets: self.offsets.clone(),
-                    settings: self.settings.clone(),
-                    activity,
-                    errors,
-                }
-                .run(),
-            ),
+            (ConnectorPlugin::Source(p), None) => {
+                let instance = p.new_task();
+                let producer = self
+                    .topics
+                    .producer(&client(&spec.producer_overrides))
+                    .map_err(client_error)?;
+                Box::pin(
+                    SourceTaskRunner {
+                        connector: name.clone(),
+                        task: instance,
+                        config,
+                        ctx: source_ctx(),
+                        converters,
+                        transforms,
+                        activity,
+                        errors,
+                        commit: AtLeastOnce::new(
+                            producer,
+                            self.offsets.clone(),
+                            self.settings.clone(),
+                        ),
+                    }
+                    .run(),
+                )
+            }
             (ConnectorPlugin::Sink(p), _) => {
                 let subscription = spec.subscription.clone().ok_or_else(|| {
                     ConnectError::config("topics", "Must configure one of topics or topics.regex")

@@ -26,7 +26,7 @@ use crate::rest::internal_client;
 use crate::storage::internal::ConfigRecord;
 use crate::topics::ClientSpec;
 use crate::worker::exactly_once::transactional_id;
-use crate::worker::zombie_fencing::{fence_producers, TaskFencing};
+use crate::worker::zombie_fencing::{fence_producers, FencingRefused, TaskFencing};
 
 /// A reply to a fencing request.
 type Reply = oneshot::Sender<Result<(), HerderError>>;
@@ -319,12 +319,12 @@ impl TaskFencing for HerderFencing {
     fn fence_zombies<'a>(
         &'a self,
         connector: &'a str,
-    ) -> futures::future::BoxFuture<'a, Result<(), String>> {
+    ) -> futures::future::BoxFuture<'a, Result<(), FencingRefused>> {
         Box::pin(async move {
             self.0
                 .fence_zombies(connector, FenceOrigin::Task)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(FencingRefused::new)
         })
     }
 
@@ -333,12 +333,12 @@ impl TaskFencing for HerderFencing {
         connector: &'a str,
         task: u32,
         generation: u32,
-    ) -> futures::future::BoxFuture<'a, Result<(), String>> {
+    ) -> futures::future::BoxFuture<'a, Result<(), FencingRefused>> {
         Box::pin(async move {
             self.0
                 .verify_task_generation(connector, task, generation)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(FencingRefused::new)
         })
     }
 }

@@ -1,0 +1,302 @@
+//! The at-least-once commit strategy (Kafka Connect's `WorkerSourceTask`): each batch is
+//! sent with the task's producer; its offsets are stored only for the acknowledged prefix of
+//! each source partition ([`SubmittedRecords`]), every `offset.flush.interval.ms` and when the
+//! task stops.
+//!
+//! When the producer commits source offsets with their records (the embedded log's commit
+//! journal), every batch is sent with the offsets it completes, batches whose records were all
+//! dropped included; the flush then only refreshes the readable view
+//! ([`OffsetStore::put_committed`]).
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{debug, error, info, warn};
+
+use super::{CommitStrategy, Dispatch, LoopContext};
+use crate::storage::{OffsetEntry, OffsetStore};
+use crate::topics::{SourceOffsets, TopicError, TopicProducer};
+use crate::worker::activity::{TaskActivity, Uncommitted};
+use crate::worker::error::TaskError;
+use crate::worker::record_offset::{into_entry, same_partition, RecordOffset};
+use crate::worker::settings::WorkerSettings;
+use crate::worker::submitted::{BatchId, SubmittedRecords};
+
+/// A batch's acknowledgement: its id, its records and the outcome.
+type Ack = (BatchId, u64, Result<(), TopicError>);
+
+/// Producer sends, acknowledgements and offsets stored after acknowledgement.
+pub struct AtLeastOnce {
+    /// Where records go.
+    producer: Arc<dyn TopicProducer>,
+    /// Where offsets go.
+    offsets: Arc<dyn OffsetStore>,
+    /// `offset.flush.interval.ms` and `offset.flush.timeout.ms`.
+    settings: WorkerSettings,
+    submitted: SubmittedRecords,
+    /// Offsets whose store failed, retried at the next flush.
+    unflushed: Vec<OffsetEntry>,
+    /// Records sent.
+    sent: u64,
+    /// Records acknowledged.
+    acked: u64,
+    /// Records whose offsets are being stored (or wait for a retry).
+    releasing: u64,
+    /// Records whose offsets are stored.
+    stored: u64,
+    ack_tx: mpsc::UnboundedSender<Ack>,
+    ack_rx: mpsc::UnboundedReceiver<Ack>,
+}
+
+impl AtLeastOnce {
+    /// Sends records with `producer` and stores offsets in `offsets`, as `settings` time it.
+    pub fn new(
+        producer: Arc<dyn TopicProducer>,
+        offsets: Arc<dyn OffsetStore>,
+        settings: WorkerSettings,
+    ) -> Self {
+        let (ack_tx, ack_rx) = mpsc::unbounded_channel();
+        Self {
+            producer,
+            offsets,
+            settings,
+            submitted: SubmittedRecords::new(),
+            unflushed: Vec::new(),
+            sent: 0,
+            acked: 0,
+            releasing: 0,
+            stored: 0,
+            ack_tx,
+            ack_rx,
+        }
+    }
+
+    /// Applies one acknowledgement: a failed delivery fails the task.
+    fn apply(&mut self, (id, records, result): Ack) -> Result<(), TaskError> {
+        result?;
+        self.submitted.ack(id);
+        self.acked += records;
+        Ok(())
+    }
+
+    /// Applies acknowledgements; with `wait`, waits for at least one.
+    async fn take_acks(&mut self, wait: bool) -> Result<(), TaskError> {
+        if wait {
+            if let Some(ack) = self.ack_rx.recv().await {
+                self.apply(ack)?;
+            }
+        }
+        while let Ok(ack) = self.ack_rx.try_recv() {
+            self.apply(ack)?;
+        }
+        Ok(())
+    }
+
+    /// Waits up to `offset.flush.timeout.ms` for outstanding acknowledgements.
+    async fn drain(&mut self) -> Result<(), TaskError> {
+        let deadline = Instant::now() + self.settings.offset_flush_timeout;
+        while self.submitted.in_flight() > 0 {
+            match tokio::time::timeout_at(deadline, self.take_acks(true)).await {
+                Ok(r) => r?,
+                Err(_) => {
+                    warn!(
+                        batches = self.submitted.in_flight(),
+                        records = self.sent.saturating_sub(self.acked),
+                        "Timed out waiting for acknowledgements; their records are not counted as produced and their offsets are not committed."
+                    );
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The source offsets a batch completes: per source partition, the offset of its last
+    /// record in the batch (records of sources that track no offsets are left out).
+    fn source_offsets(connector: &str, batch: &[RecordOffset]) -> SourceOffsets {
+        let mut last: Vec<&RecordOffset> = Vec::new();
+        for entry in batch {
+            match last.iter_mut().find(|(p, _)| same_partition(p, &entry.0)) {
+                Some(slot) => *slot = entry,
+                None => last.push(entry),
+            }
+        }
+        SourceOffsets {
+            connector: connector.to_owned(),
+            offsets: last
+                .into_iter()
+                .filter(|(_, offset)| offset.is_some())
+                .cloned()
+                .map(into_entry)
+                .collect(),
+        }
+    }
+
+    /// Tells the activity cell how many records sent have no stored offsets yet.
+    fn report_uncommitted(&self, activity: &TaskActivity) {
+        let pending = self.sent.saturating_sub(self.stored);
+        activity.set_uncommitted(if self.producer.commits_source_offsets() {
+            Uncommitted::JournaledSource(pending)
+        } else {
+            Uncommitted::Source(pending)
+        });
+    }
+
+    /// Stores the committable offsets, then tells the task they were committed. A failed
+    /// store is retried at the next flush.
+    async fn flush(&mut self, mut cx: LoopContext<'_>) -> Result<(), TaskError> {
+        let mut entries = std::mem::take(&mut self.unflushed);
+        entries.extend(self.submitted.committable());
+        self.releasing += self.submitted.take_released_records();
+        if entries.is_empty() {
+            self.stored += std::mem::take(&mut self.releasing);
+            self.report_uncommitted(cx.activity);
+            return Ok(());
+        }
+        let started = std::time::Instant::now();
+        let stored = if self.producer.commits_source_offsets() {
+            self.offsets
+                .put_committed(cx.connector, entries.clone())
+                .await
+        } else {
+            self.offsets.put(cx.connector, entries.clone()).await
+        };
+        let metrics = &cx.activity.metrics;
+        metrics
+            .offset_commit_time
+            .observe(started.elapsed().as_secs_f64());
+        match stored {
+            Ok(()) => {
+                metrics.offset_commit_success.inc();
+                self.stored += std::mem::take(&mut self.releasing);
+                self.report_uncommitted(cx.activity);
+                debug!(partitions = entries.len(), "Committed source offsets.");
+                cx.notify_committed().await;
+                Ok(())
+            }
+            Err(e) => {
+                metrics.offset_commit_failure.inc();
+                error!(error = %e, "Could not store source offsets; will retry at the next flush.");
+                self.unflushed = entries;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl CommitStrategy for AtLeastOnce {
+    async fn prepare(&mut self, _cx: LoopContext<'_>) -> Result<bool, TaskError> {
+        Ok(true)
+    }
+
+    fn log_started(&self) {
+        info!("Source task started.");
+    }
+
+    fn commit_interval(&self) -> Option<Duration> {
+        Some(self.settings.offset_flush_interval)
+    }
+
+    fn commit_interrupts_poll(&self) -> bool {
+        false
+    }
+
+    async fn before_poll(&mut self, cx: LoopContext<'_>) -> Result<ControlFlow<()>, TaskError> {
+        self.take_acks(false).await?;
+        while self.submitted.in_flight() >= self.producer.max_in_flight_batches() {
+            tokio::select! {
+                _ = cx.cancel.cancelled() => return Ok(ControlFlow::Break(())),
+                r = self.take_acks(true) => r?,
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    async fn settled(&mut self, _cx: LoopContext<'_>) -> Result<bool, TaskError> {
+        self.take_acks(false).await?;
+        Ok(self.submitted.in_flight() == 0)
+    }
+
+    async fn dispatch(&mut self, cx: LoopContext<'_>, batch: Dispatch) -> Result<(), TaskError> {
+        let Dispatch {
+            records,
+            offsets,
+            count,
+            bytes,
+        } = batch;
+        let journaled = self.producer.commits_source_offsets();
+        if records.is_empty() && journaled {
+            let commit = Self::source_offsets(cx.connector, &offsets);
+            if !commit.offsets.is_empty() {
+                // Every record was dropped or skipped: their offsets are committed alone.
+                let delivery = self
+                    .producer
+                    .send_batch_with_offsets(Vec::new(), commit)
+                    .await?;
+                // Submitted once sent: a send that failed leaves no batch to wait for.
+                let id = self.submitted.submit(offsets);
+                let tx = self.ack_tx.clone();
+                tokio::spawn(async move {
+                    let _ = tx.send((id, 0, delivery.await));
+                });
+            }
+            return Ok(());
+        }
+        if records.is_empty() {
+            // Every record was dropped or skipped: their offsets are committable at once.
+            if !offsets.is_empty() {
+                let id = self.submitted.submit(offsets);
+                self.submitted.ack(id);
+            }
+            return Ok(());
+        }
+        let commit = journaled.then(|| Self::source_offsets(cx.connector, &offsets));
+        self.sent += count;
+        self.report_uncommitted(cx.activity);
+        let sent_at = std::time::Instant::now();
+        let delivery = match commit {
+            Some(commit) => {
+                self.producer
+                    .send_batch_with_offsets(records, commit)
+                    .await?
+            }
+            None => self.producer.send_batch(records).await?,
+        };
+        let id = self.submitted.submit(offsets);
+        let tx = self.ack_tx.clone();
+        let activity = cx.activity.clone();
+        tokio::spawn(async move {
+            let acked = delivery.await;
+            activity
+                .metrics
+                .source
+                .produce_time
+                .observe(sent_at.elapsed().as_secs_f64());
+            // Written once acknowledged (`source-record-write-total`, as Kafka Connect
+            // counts on the producer's callbacks), at the instant it was.
+            if acked.is_ok() {
+                activity.throughput.add("produced", count, bytes);
+            }
+            let _ = tx.send((id, count, acked));
+        });
+        Ok(())
+    }
+
+    async fn commit(&mut self, cx: LoopContext<'_>) -> Result<(), TaskError> {
+        self.flush(cx).await
+    }
+
+    /// Whatever happened, commits what was acknowledged.
+    async fn finish(
+        &mut self,
+        cx: LoopContext<'_>,
+        result: Result<(), TaskError>,
+    ) -> Result<(), TaskError> {
+        let drained = self.drain().await;
+        let flushed = self.flush(cx).await;
+        result.and(drained).and(flushed)
+    }
+}
