@@ -18,6 +18,7 @@ use std::sync::Arc;
 use connect_api::ConfigMap;
 use tokio::sync::{mpsc, oneshot};
 
+pub use crate::storage::TargetState;
 pub use entities::{
     ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
 };
@@ -48,8 +49,8 @@ pub enum HerderError {
     /// configurations) or the worker that runs a task (restarting it). `Some(url)`: that
     /// worker's REST URL as it advertises it (e.g. `http://127.0.0.1:8083/`); `None`: no
     /// leader is known (a rebalance is in progress). REST forwards the request (Kafka Connect's
-    /// `RequestTargetException`: `NotLeaderException`, `NotAssignedException`); see
-    /// [`crate::rest::forward`].
+    /// `RequestTargetException`: `NotLeaderException`, `NotAssignedException`) with the
+    /// distributed herder's [`client`](distributed::client).
     #[error("{}", match .0 {
         Some(url) => format!("This request must be served by the worker at {url}"),
         None => "This request must be served by the leader, which is not known yet".to_owned(),
@@ -117,17 +118,6 @@ impl InternalSignature {
         distributed::request_signature::verify(algorithm, mac, body, key, accepted)
             .map_err(HerderError::from)
     }
-}
-
-/// What a connector should be doing (Kafka Connect's `TargetState`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetState {
-    /// Running.
-    Started,
-    /// Tasks stopped, configuration and task list kept; resumes where it was.
-    Paused,
-    /// Connector and tasks stopped, task list emptied (KIP-875).
-    Stopped,
 }
 
 /// A request to the herder actor.

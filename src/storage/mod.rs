@@ -6,6 +6,7 @@ pub mod configs_file;
 pub mod internal;
 pub mod journaled_offsets;
 pub mod offsets_file;
+pub mod target_state;
 pub mod topic_log;
 pub mod topic_offsets;
 pub mod topic_status;
@@ -19,6 +20,7 @@ use connect_api::OffsetMap;
 
 pub use journaled_offsets::JournaledOffsetStore;
 pub use offsets_file::FileOffsetStore;
+pub use target_state::TargetState;
 pub use topic_offsets::TopicOffsetStore;
 pub use topic_status::TopicStatusStore;
 pub use transactional_offsets::TransactionalOffsets;
