@@ -16,7 +16,7 @@ use crate::herder::HerderError;
 
 /// How long a request waits for the herder, as Kafka Connect's
 /// `DEFAULT_REST_REQUEST_TIMEOUT_MS` (90 s).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(90);
+pub const REQUEST_TIMEOUT: Duration = crate::herder::distributed::client::REQUEST_TIMEOUT;
 
 /// A failed request: the HTTP status and Kafka Connect's message.
 #[derive(Debug, Clone, PartialEq, Eq)]

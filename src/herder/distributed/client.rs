@@ -22,6 +22,10 @@ use tokio::net::TcpStream;
 
 use crate::config::WorkerConfig;
 
+/// How long one exchange may take by default, as Kafka Connect's
+/// `DEFAULT_REST_REQUEST_TIMEOUT_MS` (90 s); REST waits as long for the herder.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(90);
+
 /// The user agent Kafka Connect's client sends.
 pub const USER_AGENT: &str = "kafka-connect";
 
@@ -108,22 +112,22 @@ impl std::fmt::Debug for RestClient {
 
 impl Default for RestClient {
     /// A client without TLS settings (https targets verified against the system's CAs) and
-    /// [`super::error::REQUEST_TIMEOUT`].
+    /// [`REQUEST_TIMEOUT`].
     fn default() -> Self {
         Self {
             tls: Arc::default(),
-            timeout: super::error::REQUEST_TIMEOUT,
+            timeout: REQUEST_TIMEOUT,
         }
     }
 }
 
 impl RestClient {
-    /// The client of `worker`: TLS as its https listeners, [`super::error::REQUEST_TIMEOUT`].
+    /// The client of `worker`: TLS as its https listeners, [`REQUEST_TIMEOUT`].
     pub fn new(worker: &WorkerConfig) -> Self {
-        let (ssl, prefix) = super::security::tls::https_settings(worker);
+        let (ssl, prefix) = crate::tls::https_settings(worker);
         Self {
             tls: Arc::new(TlsSettings { ssl, prefix }),
-            timeout: super::error::REQUEST_TIMEOUT,
+            timeout: REQUEST_TIMEOUT,
         }
     }
 
@@ -132,7 +136,7 @@ impl RestClient {
     pub fn with_tls_settings(ssl: ConfigMap, prefix: &'static str) -> Self {
         Self {
             tls: Arc::new(TlsSettings { ssl, prefix }),
-            timeout: super::error::REQUEST_TIMEOUT,
+            timeout: REQUEST_TIMEOUT,
         }
     }
 

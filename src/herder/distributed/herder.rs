@@ -17,15 +17,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
+use super::client::RestClient;
 use super::cluster_loggers::ClusterLoggerWriter;
 use super::cluster_view::{snapshot_of, SharedView};
+use super::internal_client;
 use super::request_signature::{MacAlgorithm, SigningKey};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::herder::core::{invalid_config, HerderCore};
 use crate::herder::spec::connector_spec;
 use crate::herder::{HerderError, HerderHandle, InternalSignature, Request, TargetState};
-use crate::rest::client::RestClient;
-use crate::rest::internal_client;
 use crate::storage::internal::config_state::{
     connector_config_records, connector_removal_records, task_config_records,
 };

@@ -21,8 +21,8 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, info, warn};
 
 use super::herder::DistributedHerder;
+use super::internal_client;
 use crate::herder::{ConnectorType, FenceOrigin, HerderError, HerderHandle, InternalSignature};
-use crate::rest::internal_client;
 use crate::storage::internal::ConfigRecord;
 use crate::topics::ClientSpec;
 use crate::worker::exactly_once::transactional_id;
