@@ -14,7 +14,7 @@ use super::entities::{
     ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
 };
 use super::spec::{connector_spec, SpecError};
-use super::{HerderError, Request, TargetState};
+use super::{HerderError, TargetState};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::worker::connector_events::ConnectorEvent;
@@ -88,15 +88,6 @@ pub(crate) fn invalid_config(e: &SpecError) -> HerderError {
     ))
 }
 
-/// Kafka Connect's refusal of `POST /connectors/{c}/tasks` by a standalone worker.
-pub const STANDALONE_PUT_TASK_CONFIGS: &str =
-    "Kafka Connect in standalone mode does not support externally setting task configurations.";
-
-/// A request that the herder variant, not the core, must answer.
-fn not_shared(what: &str) -> HerderError {
-    HerderError::Internal(format!("{what} is answered by the herder, not its core"))
-}
-
 impl HerderCore {
     /// A core driving `worker`, knowing no connector yet.
     pub fn new(
@@ -112,114 +103,6 @@ impl HerderCore {
             worker_id,
             connectors: BTreeMap::new(),
             topics: BTreeMap::new(),
-        }
-    }
-
-    /// Answers the requests both herders answer alike (everything but creating, changing,
-    /// deleting, pausing/resuming/stopping connectors and shutting down, which depend on
-    /// where configurations are stored); those are answered with an internal error.
-    pub(crate) async fn answer(&mut self, request: Request) {
-        match request {
-            Request::Connectors(reply) => {
-                let _ = reply.send(self.connector_names());
-            }
-            Request::Info(name, reply) => {
-                let _ = reply.send(self.info(&name));
-            }
-            Request::Config(name, reply) => {
-                let _ = reply.send(self.entry(&name).map(|e| self.masked(&e.config)));
-            }
-            Request::RawConfig(name, reply) => {
-                let _ = reply.send(self.entry(&name).map(|e| e.config.clone()));
-            }
-            Request::Status(name, reply) => {
-                let _ = reply.send(self.status(&name));
-            }
-            Request::TaskConfigs(name, reply) => {
-                let _ = reply.send(self.task_configs(&name));
-            }
-            Request::Restart {
-                name,
-                include_tasks,
-                only_failed,
-                reply,
-            } => {
-                let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
-            }
-            Request::Offsets(name, reply) => {
-                let _ = reply.send(self.offsets(&name).await);
-            }
-            Request::AlterOffsets {
-                name,
-                offsets,
-                auto_stop,
-                reply,
-            } => {
-                let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
-            }
-            Request::RestartTask(name, task, reply) => {
-                let _ = reply.send(self.restart_task(&name, task).await);
-            }
-            Request::Topics(name, reset, reply) => {
-                let _ = reply.send(self.connector_topics(&name, reset));
-            }
-            Request::IdleLeft(d, reply) => {
-                // Standalone: every task of every connector runs here.
-                let _ = reply.send(self.worker.all_idle_left(d, &|_| true));
-            }
-            Request::RefreshMetrics(reply) => {
-                self.refresh_metrics();
-                let _ = reply.send(());
-            }
-            Request::PutTaskConfigs {
-                name,
-                configs,
-                signature,
-                reply,
-            } => {
-                tracing::debug!(
-                    connector = %name,
-                    tasks = configs.len(),
-                    signed = signature.is_some(),
-                    "Refused task configurations sent by another worker (standalone mode)."
-                );
-                // Kafka Connect's StandaloneHerder throws UnsupportedOperationException, which
-                // its REST layer answers with 500 and the message. The distributed herder
-                // answers this request itself.
-                let _ = reply.send(Err(HerderError::Internal(
-                    STANDALONE_PUT_TASK_CONFIGS.to_owned(),
-                )));
-            }
-            Request::FenceZombies { reply, .. } => {
-                // Kafka Connect's StandaloneHerder throws UnsupportedOperationException.
-                let _ = reply.send(Err(HerderError::Internal(
-                    "Kafka Connect in standalone mode does not support exactly-once source connectors."
-                        .to_owned(),
-                )));
-            }
-            Request::VerifyTaskGeneration { reply, .. } => {
-                let _ = reply.send(Ok(()));
-            }
-            Request::SetClusterLoggerLevel {
-                namespace,
-                level,
-                reply,
-            } => {
-                // Kafka Connect's StandaloneHerder: this single worker is the entire cluster.
-                crate::logging::levels().set_named(&namespace, &level);
-                let _ = reply.send(Ok(()));
-            }
-            Request::PutConfig { reply, .. } => {
-                let _ = reply.send(Err(not_shared("PutConfig")));
-            }
-            Request::Delete(_, reply) | Request::SetTarget(_, _, reply) => {
-                let _ = reply.send(Err(not_shared("Delete/SetTarget")));
-            }
-            Request::Shutdown(_) => {
-                tracing::error!(
-                    "A shutdown request reached the herder core; the herder handles it."
-                );
-            }
         }
     }
 

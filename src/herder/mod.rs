@@ -3,6 +3,7 @@
 //! cloneable [`HerderHandle`] with oneshot replies, so changes are serialized without locks.
 
 pub mod core;
+mod dispatch;
 pub mod distributed;
 pub mod entities;
 pub mod exactly_once_preflight;
@@ -173,10 +174,8 @@ pub(crate) enum Request {
     /// `POST /connectors/{name}/tasks` (internal, Kafka Connect's `putTaskConfigs`): a follower
     /// whose connector planned new task configurations sends them to the leader.
     ///
-    /// The standalone herder refuses it (answered by
-    /// [`HerderCore::answer`](core::HerderCore::answer): 500 `Kafka Connect in standalone mode
-    /// does not support externally setting task configurations.`). The distributed herder must
-    /// match this variant itself, before handing requests to the core, and:
+    /// The standalone herder refuses it (500 `Kafka Connect in standalone mode does not
+    /// support externally setting task configurations.`). The distributed herder:
     /// 1. when the cluster signs its requests, check the signature with
     ///    [`InternalSignature::check`]`(signature.as_ref(), current session key,
     ///    inter.worker.verification.algorithms)` (which calls

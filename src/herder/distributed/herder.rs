@@ -10,10 +10,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use connect_api::ConfigMap;
 use connect_membership::protocol::{WorkItems, NO_ERROR};
 use connect_membership::{GroupMember, MemberConfig, MemberEvent};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
@@ -24,16 +25,20 @@ use super::internal_client;
 use super::request_signature::{MacAlgorithm, SigningKey};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::herder::core::{invalid_config, HerderCore};
-use crate::herder::spec::connector_spec;
-use crate::herder::{HerderError, HerderHandle, InternalSignature, Request, TargetState};
+use crate::herder::dispatch::{dispatch, Herder};
+use crate::herder::spec::{connector_spec, SpecError};
+use crate::herder::{
+    ConnectorInfo, ConnectorStateInfo, FenceOrigin, HerderError, HerderHandle, InternalSignature,
+    Request, TargetState, TaskId,
+};
 use crate::storage::internal::config_state::{
     connector_config_records, connector_removal_records, task_config_records,
 };
-use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord, ConfigState, SessionKey};
-use crate::storage::topic_log::{
-    channel_handler, InternalTopicKind, InternalTopicSpec, LogRecord, TopicLog, TopicLogError,
+use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord, SessionKey};
+use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec, TopicLogError};
+use crate::storage::{
+    Applied, ConfigStore, StatusStore, TopicConfigStore, TopicOffsetStore, TopicStatusStore,
 };
-use crate::storage::{TopicOffsetStore, TopicStatusStore};
 use crate::topics::internal_topic::InternalTopicBackend;
 use crate::worker::connector_events::ConnectorEvent;
 use crate::worker::ConnectorSpec;
@@ -61,21 +66,7 @@ pub fn status_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
     )
 }
 
-/// Stored properties (a value may be null) as a configuration map (null values left out, as
-/// Kafka Connect's `ConnectorConfig` sees them).
-pub(super) fn config_map(props: &ConfigProps) -> ConfigMap {
-    props
-        .iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone())))
-        .collect()
-}
-
-pub(super) fn props(config: &ConfigMap) -> ConfigProps {
-    config
-        .iter()
-        .map(|(k, v)| (k.clone(), Some(v.clone())))
-        .collect()
-}
+pub(super) use crate::storage::config_store::{config_map, props};
 
 fn storage_error(e: impl std::fmt::Display) -> HerderError {
     HerderError::Internal(format!("Could not write to the config topic: {e}"))
@@ -137,10 +128,12 @@ async fn plan_again_after_backoff(retry: &mpsc::UnboundedSender<String>, name: S
 /// The distributed herder.
 pub struct DistributedHerder {
     pub(super) core: HerderCore,
-    configs: Arc<TopicLog>,
-    records: mpsc::UnboundedReceiver<LogRecord>,
-    pub(super) state: ConfigState,
-    pub(super) statuses: TopicStatusStore,
+    /// The config topic.
+    pub(super) configs: Box<dyn ConfigStore>,
+    /// Writes cluster-wide logger levels to the config topic without the actor.
+    cluster_loggers: Arc<ClusterLoggerWriter>,
+    /// The status topic.
+    pub(super) statuses: Box<dyn StatusStore>,
     pub(super) offsets: Arc<TopicOffsetStore>,
     view: Arc<SharedView>,
     /// `None`: a one-member cluster (the embedded log) that runs everything.
@@ -168,8 +161,6 @@ pub struct DistributedHerder {
     pub(super) fencings: super::zombie_fencing::Fencings,
     /// The requests' channel: the sender for handles, the receiver until the actor runs.
     requests: (mpsc::Sender<Request>, Option<mpsc::Receiver<Request>>),
-    /// Whether the internal topics are on Kafka (else on the embedded log).
-    on_kafka: bool,
     /// Connectors whose task configurations the leader did not take: planned again.
     resubmit: (
         mpsc::UnboundedSender<String>,
@@ -191,13 +182,11 @@ impl DistributedHerder {
         offsets: Arc<TopicOffsetStore>,
         member_config: Option<MemberConfig>,
     ) -> Result<Self, TopicLogError> {
-        let (handler, records) = channel_handler();
         let group_id = worker.group_id().unwrap_or("connect-cluster");
-        let configs = TopicLog::open(
+        let configs = TopicConfigStore::open(
             backend,
             &config_topic_spec(worker),
             &format!("{group_id}-configs"),
-            handler,
         )
         .await?;
         let statuses = TopicStatusStore::open(
@@ -229,12 +218,12 @@ impl DistributedHerder {
             client: RestClient::new(worker),
         };
         let on_kafka = member_config.is_some();
-        let mut herder = Self {
+        let cluster_loggers = Arc::new(ClusterLoggerWriter::new(configs.log(), on_kafka));
+        let herder = Self {
             core,
-            configs: Arc::new(configs),
-            records,
-            state: ConfigState::new(),
-            statuses,
+            configs: Box::new(configs),
+            cluster_loggers,
+            statuses: Box::new(statuses),
             offsets,
             view: Arc::new(SharedView::new(Default::default())),
             group: None,
@@ -249,19 +238,16 @@ impl DistributedHerder {
             dirty: true,
             signing,
             fencings: Default::default(),
-            on_kafka,
             requests: {
                 let (tx, rx) = mpsc::channel(64);
                 (tx, Some(rx))
             },
             resubmit: mpsc::unbounded_channel(),
         };
-        herder.drain();
-        herder.state.mark_started();
-        herder.view.publish(snapshot_of(&herder.state));
+        herder.view.publish(snapshot_of(herder.configs.snapshot()));
         info!(
-            connectors = herder.state.connectors().len(),
-            offset = herder.state.offset(),
+            connectors = herder.configs.snapshot().connectors().len(),
+            offset = herder.configs.snapshot().offset(),
             "Read the config topic."
         );
         Ok(herder)
@@ -288,7 +274,7 @@ impl DistributedHerder {
                 self.rebalancing();
             }
             None => {
-                self.assignment = snapshot_of(&self.state).items();
+                self.assignment = snapshot_of(self.configs.snapshot()).items();
                 // A one-worker cluster: its own assignment is its only rebalance.
                 let leader = self.core.worker_id.clone();
                 self.rebalanced(0, &leader, "none");
@@ -300,37 +286,26 @@ impl DistributedHerder {
         Ok(())
     }
 
-    /// Applies the records already handed over by the config log.
-    fn drain(&mut self) {
-        let mut read = false;
-        while let Ok(record) = self.records.try_recv() {
-            self.apply(record);
-            read = true;
+    /// Acts on what reading the config store changed.
+    fn on_applied(&mut self, applied: Applied) {
+        for change in applied.changes {
+            match change {
+                ConfigChange::LoggerLevel { namespace, level } => {
+                    // Kafka Connect's onLoggingLevelUpdate: applied as a worker-scope request;
+                    // what runs here does not change.
+                    crate::logging::levels().set_named(&namespace, &level);
+                }
+                change => {
+                    tracing::debug!(change = ?change, "Config topic change.");
+                    self.dirty = true;
+                }
+            }
         }
         // Records that changed nothing (a task count record, a discarded one) still move the
         // offset this worker tells the group; changes are published by `settle`.
-        if read && !self.dirty {
-            self.view.publish_offset(snapshot_of(&self.state));
-        }
-    }
-
-    fn apply(&mut self, record: LogRecord) {
-        let key = record.key.unwrap_or_default();
-        match self
-            .state
-            .apply_raw(record.offset, &key, record.value.as_deref())
-        {
-            Ok(Some(ConfigChange::LoggerLevel { namespace, level })) => {
-                // Kafka Connect's onLoggingLevelUpdate: applied as a worker-scope request;
-                // what runs here does not change.
-                crate::logging::levels().set_named(&namespace, &level);
-            }
-            Ok(Some(change)) => {
-                tracing::debug!(change = ?change, "Config topic change.");
-                self.dirty = true;
-            }
-            Ok(None) => {}
-            Err(e) => warn!(error = %e, "Discarded a record of the config topic."),
+        if applied.read && !self.dirty {
+            self.view
+                .publish_offset(snapshot_of(self.configs.snapshot()));
         }
     }
 
@@ -339,7 +314,7 @@ impl DistributedHerder {
     pub(super) async fn settle(&mut self) {
         while self.dirty {
             self.dirty = false;
-            let snapshot = snapshot_of(&self.state);
+            let snapshot = snapshot_of(self.configs.snapshot());
             let items = snapshot.items();
             let changed = self.view.publish(snapshot);
             match &mut self.group {
@@ -357,26 +332,14 @@ impl DistributedHerder {
 
     /// Reads the config topic to its end and applies what is new.
     pub(super) async fn read_configs(&mut self) -> Result<(), HerderError> {
-        self.configs.read_to_end().await.map_err(storage_error)?;
-        self.drain();
+        let applied = self.configs.read_to_end().await.map_err(storage_error)?;
+        self.on_applied(applied);
         Ok(())
     }
 
     /// Writes `records` to the config topic and waits until they are durable and read back.
     pub(super) async fn write(&mut self, records: Vec<ConfigRecord>) -> Result<(), HerderError> {
-        let encoded = records
-            .iter()
-            .map(|r| {
-                let (key, value) = r.encode();
-                (key.into_bytes(), value)
-            })
-            .collect();
-        let ack = self
-            .configs
-            .send_all(encoded)
-            .await
-            .map_err(storage_error)?;
-        ack.await.map_err(storage_error)?;
+        self.configs.write(records).await.map_err(storage_error)?;
         self.read_configs().await
     }
 
@@ -404,7 +367,8 @@ impl DistributedHerder {
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
         let ttl = i64::try_from(self.signing.key_ttl.as_millis()).unwrap_or(i64::MAX);
         if self
-            .state
+            .configs
+            .snapshot()
             .session_key()
             .is_some_and(|k| now.saturating_sub(k.creation_timestamp) < ttl)
         {
@@ -426,13 +390,12 @@ impl DistributedHerder {
     }
 
     /// The spec of connector `name` from its stored configuration.
-    pub(super) fn spec(&self, name: &str, config: &ConfigMap) -> Result<ConnectorSpec, String> {
+    pub(super) fn spec(&self, name: &str, config: &ConfigMap) -> Result<ConnectorSpec, SpecError> {
         let raw = RawConfig::from_pairs(
             format!("the configuration of connector {name}"),
             config.clone(),
         );
         connector_spec(&raw, &self.core.worker_config, &self.core.plugins)
-            .map_err(|e| e.to_string())
     }
 
     /// Acts on a group event.
@@ -453,7 +416,7 @@ impl DistributedHerder {
                     self.rebalancing();
                     return;
                 }
-                if a.config_offset > self.state.offset() {
+                if a.config_offset > self.configs.snapshot().offset() {
                     if let Err(e) = self.read_configs().await {
                         warn!(error = %e, "Could not read the config topic.");
                     }
@@ -539,7 +502,7 @@ impl DistributedHerder {
         initial: TargetState,
     ) -> Result<(bool, crate::herder::ConnectorInfo), HerderError> {
         self.require_leader()?;
-        let exists = self.state.contains(&name);
+        let exists = self.configs.snapshot().contains(&name);
         if exists && !allow_replace {
             return Err(HerderError::Conflict(format!(
                 "Connector {name} already exists"
@@ -560,7 +523,7 @@ impl DistributedHerder {
 
     async fn delete(&mut self, name: &str) -> Result<(), HerderError> {
         self.require_leader()?;
-        if !self.state.contains(name) {
+        if !self.configs.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Connector {name} not found")));
         }
         self.write(connector_removal_records(name)).await?;
@@ -570,7 +533,7 @@ impl DistributedHerder {
 
     async fn set_target(&mut self, name: &str, target: TargetState) -> Result<(), HerderError> {
         self.require_leader()?;
-        if !self.state.contains(name) {
+        if !self.configs.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector {name}")));
         }
         let mut records = vec![ConfigRecord::TargetState {
@@ -588,7 +551,7 @@ impl DistributedHerder {
 
     /// The session key read from the config topic, if its algorithm is known.
     pub(super) fn session_key(&self) -> Option<SigningKey> {
-        let key = self.state.session_key()?;
+        let key = self.configs.snapshot().session_key()?;
         Some(SigningKey {
             key: key.key.clone(),
             algorithm: MacAlgorithm::from_java_name(&key.algorithm)?,
@@ -659,7 +622,7 @@ impl DistributedHerder {
             &self.signing.accepted,
         )?;
         self.require_leader()?;
-        if !self.state.contains(name) {
+        if !self.configs.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Connector {name} not found")));
         }
         if self.task_configs_differ(name, &configs) {
@@ -680,14 +643,16 @@ impl DistributedHerder {
     /// the same configurations are written again, also when there are none).
     pub(super) fn task_configs_differ(&self, name: &str, planned: &[ConfigMap]) -> bool {
         let stored: Vec<ConfigMap> = self
-            .state
+            .configs
+            .snapshot()
             .task_configs(name)
             .into_iter()
             .map(|(_, p)| config_map(p))
             .collect();
         stored != planned
-            || self.state.inconsistent().contains(name)
-            || self.state.applied_connector_config(name) != self.state.connector_config(name)
+            || self.configs.snapshot().inconsistent().contains(name)
+            || self.configs.snapshot().applied_connector_config(name)
+                != self.configs.snapshot().connector_config(name)
     }
 
     /// Answers a running connector's request: a reconfiguration stores the newly planned task
@@ -722,12 +687,7 @@ impl DistributedHerder {
     /// A handle to the actor; requests wait until it runs ([`spawn`](Self::spawn)).
     pub fn handle(&self) -> HerderHandle {
         HerderHandle::new(self.requests.0.clone(), self.core.worker_id.clone())
-            .with_cluster_loggers(Arc::new(self.cluster_loggers()))
-    }
-
-    /// The writer of cluster-wide logger levels to this worker's config topic.
-    fn cluster_loggers(&self) -> ClusterLoggerWriter {
-        ClusterLoggerWriter::new(self.configs.clone(), self.on_kafka)
+            .with_cluster_loggers(self.cluster_loggers.clone())
     }
 
     /// Runs the actor; returns its handle and task.
@@ -760,10 +720,9 @@ impl DistributedHerder {
                     Some(request) => request,
                     None => break,
                 },
-                record = self.records.recv() => {
-                    let Some(record) = record else { break };
-                    self.apply(record);
-                    self.drain();
+                applied = self.configs.next_records() => {
+                    let Some(applied) = applied else { break };
+                    self.on_applied(applied);
                     self.settle().await;
                     continue;
                 }
@@ -796,128 +755,21 @@ impl DistributedHerder {
                     continue;
                 }
             };
-            match request {
-                Request::PutConfig {
-                    name,
-                    config,
-                    allow_replace,
-                    initial,
-                    reply,
-                } => {
-                    let _ = reply.send(self.put(name, config, allow_replace, initial).await);
-                }
-                Request::Delete(name, reply) => {
-                    let _ = reply.send(self.delete(&name).await);
-                }
-                Request::SetTarget(name, target, reply) => {
-                    let _ = reply.send(self.set_target(&name, target).await);
-                }
-                Request::Info(name, reply) => {
-                    let _ = reply.send(self.info(&name));
-                }
-                Request::TaskConfigs(name, reply) => {
-                    let _ = reply.send(self.task_configs(&name));
-                }
-                Request::Status(name, reply) => {
-                    let _ = reply.send(self.status(&name));
-                }
-                Request::Restart {
-                    name,
-                    include_tasks,
-                    only_failed,
-                    reply,
-                } => {
-                    let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
-                }
-                Request::RestartTask(name, task, reply) => {
-                    let _ = reply.send(self.restart_task(&name, task).await);
-                }
-                Request::AlterOffsets {
-                    name,
-                    offsets,
-                    auto_stop,
-                    reply,
-                } => {
-                    let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
-                }
-                Request::PutTaskConfigs {
-                    name,
-                    configs,
-                    signature,
-                    reply,
-                } => {
-                    let _ = reply.send(
-                        self.put_task_configs(&name, configs, signature.as_ref())
-                            .await,
-                    );
-                }
-                Request::FenceZombies {
-                    name,
-                    origin,
-                    reply,
-                } => self.fence_zombies(name, origin, reply).await,
-                Request::VerifyTaskGeneration {
-                    name,
-                    task,
-                    generation,
-                    reply,
-                } => {
-                    let _ = reply.send(self.verify_task_generation(&name, task, generation).await);
-                }
-                Request::Offsets(name, reply) => {
-                    if let Err(e) = self.offsets.log().read_to_end().await {
-                        warn!(error = %e, "Could not read the offsets topic to its end.");
-                    }
-                    let _ = reply.send(self.core.offsets(&name).await);
-                }
-                Request::Topics(name, reset, reply) => {
-                    let _ = reply.send(self.connector_topics(&name, reset).await);
-                }
-                Request::SetClusterLoggerLevel {
-                    namespace,
-                    level,
-                    reply,
-                } => {
-                    // The handle writes these itself; answered here too, for a handle made
-                    // without the writer.
-                    let writer = self.cluster_loggers();
-                    tokio::spawn(async move {
-                        let _ = reply.send(writer.write(&namespace, &level).await);
-                    });
-                }
-                Request::RefreshMetrics(reply) => {
-                    self.refresh_metrics();
-                    let _ = reply.send(());
-                }
-                Request::IdleLeft(d, reply) => {
-                    // A sink connector's partitions are all read here only when all its
-                    // tasks are assigned to this worker.
-                    let desired = self.desired_tasks();
-                    let whole = |c: &str| {
-                        let here = desired.keys().filter(|(name, _)| name == c).count();
-                        u32::try_from(here).is_ok_and(|n| n == self.state.task_count(c))
-                    };
-                    let left = self.core.worker.all_idle_left(d, &whole);
-                    let _ = reply.send(left.filter(|_| self.settled()));
-                }
-                Request::Shutdown(reply) => {
-                    let report = self.shutdown().await;
-                    let _ = reply.send(report);
-                    return;
-                }
-                other => self.core.answer(other).await,
-            }
+            self = match dispatch(self, request).await {
+                Some(herder) => herder,
+                None => return,
+            };
         }
-        self.shutdown().await;
+        self.stop_all().await;
     }
 
     /// Stops everything that runs here (publishing UNASSIGNED), leaves the group, and stops
     /// the topic logs.
-    async fn shutdown(mut self) -> crate::worker::StopReport {
+    async fn stop_all(mut self) -> crate::worker::StopReport {
         let group = self.group.take();
         let report = self.core.worker.stop().await;
         super::statuses::unassign_all(
-            &self.statuses,
+            self.statuses.as_ref(),
             &mut self.published,
             &self.core.worker_id,
             self.generation,
@@ -929,5 +781,149 @@ impl DistributedHerder {
         self.statuses.stop().await;
         self.configs.stop().await;
         report
+    }
+}
+
+#[async_trait]
+impl Herder for DistributedHerder {
+    fn core(&self) -> &HerderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut HerderCore {
+        &mut self.core
+    }
+
+    async fn put_connector_config(
+        &mut self,
+        name: String,
+        config: ConfigMap,
+        allow_replace: bool,
+        initial: TargetState,
+    ) -> Result<(bool, ConnectorInfo), HerderError> {
+        self.put(name, config, allow_replace, initial).await
+    }
+
+    async fn delete_connector(&mut self, name: &str) -> Result<(), HerderError> {
+        self.delete(name).await
+    }
+
+    async fn set_target_state(
+        &mut self,
+        name: &str,
+        target: TargetState,
+    ) -> Result<(), HerderError> {
+        self.set_target(name, target).await
+    }
+
+    async fn put_task_configs(
+        &mut self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+        signature: Option<InternalSignature>,
+    ) -> Result<(), HerderError> {
+        DistributedHerder::put_task_configs(self, name, configs, signature.as_ref()).await
+    }
+
+    async fn fence_zombies(
+        &mut self,
+        name: String,
+        origin: FenceOrigin,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    ) {
+        DistributedHerder::fence_zombies(self, name, origin, reply).await;
+    }
+
+    async fn verify_task_generation(
+        &mut self,
+        name: &str,
+        task: u32,
+        generation: u32,
+    ) -> Result<(), HerderError> {
+        DistributedHerder::verify_task_generation(self, name, task, generation).await
+    }
+
+    async fn set_cluster_logger_level(
+        &mut self,
+        namespace: String,
+        level: String,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    ) {
+        // The handle writes these itself; answered here too, for a handle made without the
+        // writer.
+        let writer = self.cluster_loggers.clone();
+        tokio::spawn(async move {
+            let _ = reply.send(writer.write(&namespace, &level).await);
+        });
+    }
+
+    fn idle_left(&self, d: Duration) -> Option<Duration> {
+        // A sink connector's partitions are all read here only when all its tasks are
+        // assigned to this worker.
+        let desired = self.desired_tasks();
+        let whole = |c: &str| {
+            let here = desired.keys().filter(|(name, _)| name == c).count();
+            u32::try_from(here).is_ok_and(|n| n == self.configs.snapshot().task_count(c))
+        };
+        let left = self.core.worker.all_idle_left(d, &whole);
+        left.filter(|_| self.settled())
+    }
+
+    async fn shutdown(self) -> crate::worker::StopReport {
+        self.stop_all().await
+    }
+
+    fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
+        self.info(name)
+    }
+
+    fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
+        self.status(name)
+    }
+
+    fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
+        DistributedHerder::task_configs(self, name)
+    }
+
+    async fn restart_connector(
+        &mut self,
+        name: &str,
+        include_tasks: bool,
+        only_failed: bool,
+    ) -> Result<Option<ConnectorStateInfo>, HerderError> {
+        self.restart(name, include_tasks, only_failed).await
+    }
+
+    async fn restart_task(&mut self, name: &str, task: u32) -> Result<(), HerderError> {
+        DistributedHerder::restart_task(self, name, task).await
+    }
+
+    async fn connector_offsets(&mut self, name: &str) -> Result<serde_json::Value, HerderError> {
+        // Offsets other workers' tasks committed are read first.
+        if let Err(e) = self.offsets.log().read_to_end().await {
+            warn!(error = %e, "Could not read the offsets topic to its end.");
+        }
+        self.core.offsets(name).await
+    }
+
+    async fn alter_connector_offsets(
+        &mut self,
+        name: &str,
+        offsets: Option<Vec<serde_json::Value>>,
+        auto_stop: bool,
+    ) -> Result<String, HerderError> {
+        self.alter_offsets(name, offsets, auto_stop).await
+    }
+
+    async fn connector_topics(
+        &mut self,
+        name: &str,
+        reset: bool,
+    ) -> Result<Vec<String>, HerderError> {
+        DistributedHerder::connector_topics(self, name, reset).await
+    }
+
+    fn refresh_metrics(&mut self) {
+        DistributedHerder::refresh_metrics(self);
     }
 }
