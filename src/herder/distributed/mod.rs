@@ -9,8 +9,10 @@ pub mod cluster_view;
 pub mod herder;
 pub mod internal_client;
 pub mod member_config;
+mod operations;
 mod reconcile;
 pub mod request_signature;
+mod session_key;
 mod statuses;
 #[cfg(test)]
 mod task_config_retry_tests;

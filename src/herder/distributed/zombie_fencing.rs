@@ -206,9 +206,10 @@ impl DistributedHerder {
         let spec = match self.current_spec(name) {
             Ok(spec) => spec,
             Err(e) => {
-                let _ = reply.send(Err(HerderError::Internal(format!(
-                    "Failed to perform zombie fencing: {e}"
-                ))));
+                let _ = reply.send(Err(HerderError::failed(
+                    "Failed to perform zombie fencing",
+                    e,
+                )));
                 return;
             }
         };
@@ -253,13 +254,9 @@ impl DistributedHerder {
             return;
         };
         let answer = match outcome {
-            Err(e) => Err(HerderError::Internal(format!(
-                "Failed to perform zombie fencing: {e}"
-            ))),
+            Err(e) => Err(HerderError::failed("Failed to perform zombie fencing", e)),
             Ok(()) => match self.read_configs().await {
-                Err(e) => Err(HerderError::Internal(format!(
-                    "Failed to read to end of config topic: {e}"
-                ))),
+                Err(e) => Err(HerderError::failed("Failed to read to end of config topic", e)),
                 Ok(()) if self.configs.snapshot().task_config_generation(&name) != active.generation => {
                     Err(HerderError::Conflict(
                         "Fencing failed because new task configurations were generated for the connector"
@@ -288,9 +285,9 @@ impl DistributedHerder {
         task: u32,
         generation: u32,
     ) -> Result<(), HerderError> {
-        self.read_configs().await.map_err(|e| {
-            HerderError::Internal(format!("Failed to read to end of config topic: {e}"))
-        })?;
+        self.read_configs()
+            .await
+            .map_err(|e| HerderError::failed("Failed to read to end of config topic", e))?;
         if self.configs.snapshot().task_config_generation(name) != Some(generation) {
             return Err(HerderError::Internal(format!(
                 "Cannot start source task {name}-{task} with exactly-once support as the connector has already generated a new set of task configs"
