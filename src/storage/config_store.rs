@@ -56,8 +56,9 @@ pub trait ConfigStore: Send {
     /// Applies the records already read, without waiting.
     fn apply_pending(&mut self) -> Applied;
 
-    /// Waits until another writer's records arrive and applies them; `None` when the store
-    /// stopped. A store no one else writes to never answers.
+    /// Waits until another writer's record arrives and applies it (the records behind it:
+    /// [`apply_pending`](Self::apply_pending)); `None` when the store stopped. A store no one
+    /// else writes to never answers.
     async fn next_records(&mut self) -> Option<Applied>;
 
     /// Flushes pending writes and stops reading.

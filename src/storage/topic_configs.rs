@@ -118,9 +118,6 @@ impl ConfigStore for TopicConfigStore {
         let record = self.records.recv().await?;
         let mut applied = Applied::default();
         self.apply(record, &mut applied);
-        applied.read = true;
-        let more = self.apply_pending();
-        applied.changes.extend(more.changes);
         Some(applied)
     }
 

@@ -235,7 +235,19 @@ impl DistributedHerder {
 
     /// Acts on what reading the config store changed.
     fn on_applied(&mut self, applied: Applied) {
-        for change in applied.changes {
+        self.on_changes(applied.changes);
+        // Records that changed nothing (a task count record, a discarded one) still move the
+        // offset this worker tells the group; changes are published by `settle`.
+        if applied.read && !self.dirty {
+            self.view
+                .publish_offset(snapshot_of(self.configs.snapshot()));
+        }
+    }
+
+    /// Acts on changes read from the config store: a logger level is applied here, anything
+    /// else is reconciled by the next `settle`.
+    fn on_changes(&mut self, changes: Vec<ConfigChange>) {
+        for change in changes {
             match change {
                 ConfigChange::LoggerLevel { namespace, level } => {
                     // Kafka Connect's onLoggingLevelUpdate: applied as a worker-scope request;
@@ -247,12 +259,6 @@ impl DistributedHerder {
                     self.dirty = true;
                 }
             }
-        }
-        // Records that changed nothing (a task count record, a discarded one) still move the
-        // offset this worker tells the group; changes are published by `settle`.
-        if applied.read && !self.dirty {
-            self.view
-                .publish_offset(snapshot_of(self.configs.snapshot()));
         }
     }
 
@@ -492,8 +498,11 @@ impl DistributedHerder {
                     None => break,
                 },
                 applied = self.configs.next_records() => {
-                    let Some(applied) = applied else { break };
-                    self.on_applied(applied);
+                    let Some(first) = applied else { break };
+                    // The record that woke the actor, then those behind it.
+                    self.on_changes(first.changes);
+                    let rest = self.configs.apply_pending();
+                    self.on_applied(rest);
                     self.settle().await;
                     continue;
                 }
