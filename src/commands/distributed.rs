@@ -20,14 +20,14 @@ use super::standalone::{
 use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP};
 use crate::config::WorkerMode;
 use crate::herder::core::HerderCore;
+use crate::herder::distributed::client::RestClient;
 use crate::herder::distributed::herder::DistributedHerder;
+use crate::herder::distributed::internal_client;
 use crate::herder::distributed::member_config::member_config;
 use crate::herder::distributed::zombie_fencing::HerderFencing;
 use crate::herder::{HerderError, HerderHandle};
 use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
 use crate::plugins::PluginRegistry;
-use crate::rest::client::RestClient;
-use crate::rest::internal_client;
 use crate::rest::RestServer;
 use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec};
 use crate::storage::topic_offsets::TopicOffsetStore;

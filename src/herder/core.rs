@@ -14,12 +14,14 @@ use super::entities::{
     ConnectorInfo, ConnectorStateInfo, ConnectorType, StateInfo, TaskId, TaskStateInfo,
 };
 use super::spec::{connector_spec, SpecError};
-use super::{HerderError, Request, TargetState};
+use super::{HerderError, TargetState};
 use crate::config::{RawConfig, WorkerConfig};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::worker::connector_events::ConnectorEvent;
 use crate::worker::{Activity, ConnectorSpec, Worker};
 use tokio::sync::mpsc::UnboundedReceiver;
+
+mod offsets;
 
 /// What the herder knows of one connector.
 pub(crate) struct Entry {
@@ -30,22 +32,6 @@ pub(crate) struct Entry {
     pub(crate) target: TargetState,
     /// Task ids while paused (the task list is kept, as in Kafka Connect).
     pub(crate) paused_tasks: Vec<u32>,
-}
-
-/// An offsets alteration or reset the connector accepted, to apply.
-enum OffsetsChange {
-    /// A sink's group offsets: set (`Some`) or the group deleted (`None`, a reset).
-    Sink {
-        group: String,
-        backend: Arc<dyn crate::topics::TopicBackend>,
-        changes: Option<Vec<(crate::topics::TopicPartition, Option<i64>)>>,
-        handled: bool,
-    },
-    /// A source's offsets to store.
-    Source {
-        entries: Vec<crate::storage::OffsetEntry>,
-        handled: bool,
-    },
 }
 
 /// The state and actions both herders share.
@@ -88,15 +74,6 @@ pub(crate) fn invalid_config(e: &SpecError) -> HerderError {
     ))
 }
 
-/// Kafka Connect's refusal of `POST /connectors/{c}/tasks` by a standalone worker.
-pub const STANDALONE_PUT_TASK_CONFIGS: &str =
-    "Kafka Connect in standalone mode does not support externally setting task configurations.";
-
-/// A request that the herder variant, not the core, must answer.
-fn not_shared(what: &str) -> HerderError {
-    HerderError::Internal(format!("{what} is answered by the herder, not its core"))
-}
-
 impl HerderCore {
     /// A core driving `worker`, knowing no connector yet.
     pub fn new(
@@ -112,114 +89,6 @@ impl HerderCore {
             worker_id,
             connectors: BTreeMap::new(),
             topics: BTreeMap::new(),
-        }
-    }
-
-    /// Answers the requests both herders answer alike (everything but creating, changing,
-    /// deleting, pausing/resuming/stopping connectors and shutting down, which depend on
-    /// where configurations are stored); those are answered with an internal error.
-    pub(crate) async fn answer(&mut self, request: Request) {
-        match request {
-            Request::Connectors(reply) => {
-                let _ = reply.send(self.connector_names());
-            }
-            Request::Info(name, reply) => {
-                let _ = reply.send(self.info(&name));
-            }
-            Request::Config(name, reply) => {
-                let _ = reply.send(self.entry(&name).map(|e| self.masked(&e.config)));
-            }
-            Request::RawConfig(name, reply) => {
-                let _ = reply.send(self.entry(&name).map(|e| e.config.clone()));
-            }
-            Request::Status(name, reply) => {
-                let _ = reply.send(self.status(&name));
-            }
-            Request::TaskConfigs(name, reply) => {
-                let _ = reply.send(self.task_configs(&name));
-            }
-            Request::Restart {
-                name,
-                include_tasks,
-                only_failed,
-                reply,
-            } => {
-                let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
-            }
-            Request::Offsets(name, reply) => {
-                let _ = reply.send(self.offsets(&name).await);
-            }
-            Request::AlterOffsets {
-                name,
-                offsets,
-                auto_stop,
-                reply,
-            } => {
-                let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
-            }
-            Request::RestartTask(name, task, reply) => {
-                let _ = reply.send(self.restart_task(&name, task).await);
-            }
-            Request::Topics(name, reset, reply) => {
-                let _ = reply.send(self.connector_topics(&name, reset));
-            }
-            Request::IdleLeft(d, reply) => {
-                // Standalone: every task of every connector runs here.
-                let _ = reply.send(self.worker.all_idle_left(d, &|_| true));
-            }
-            Request::RefreshMetrics(reply) => {
-                self.refresh_metrics();
-                let _ = reply.send(());
-            }
-            Request::PutTaskConfigs {
-                name,
-                configs,
-                signature,
-                reply,
-            } => {
-                tracing::debug!(
-                    connector = %name,
-                    tasks = configs.len(),
-                    signed = signature.is_some(),
-                    "Refused task configurations sent by another worker (standalone mode)."
-                );
-                // Kafka Connect's StandaloneHerder throws UnsupportedOperationException, which
-                // its REST layer answers with 500 and the message. The distributed herder
-                // answers this request itself.
-                let _ = reply.send(Err(HerderError::Internal(
-                    STANDALONE_PUT_TASK_CONFIGS.to_owned(),
-                )));
-            }
-            Request::FenceZombies { reply, .. } => {
-                // Kafka Connect's StandaloneHerder throws UnsupportedOperationException.
-                let _ = reply.send(Err(HerderError::Internal(
-                    "Kafka Connect in standalone mode does not support exactly-once source connectors."
-                        .to_owned(),
-                )));
-            }
-            Request::VerifyTaskGeneration { reply, .. } => {
-                let _ = reply.send(Ok(()));
-            }
-            Request::SetClusterLoggerLevel {
-                namespace,
-                level,
-                reply,
-            } => {
-                // Kafka Connect's StandaloneHerder: this single worker is the entire cluster.
-                crate::logging::levels().set_named(&namespace, &level);
-                let _ = reply.send(Ok(()));
-            }
-            Request::PutConfig { reply, .. } => {
-                let _ = reply.send(Err(not_shared("PutConfig")));
-            }
-            Request::Delete(_, reply) | Request::SetTarget(_, _, reply) => {
-                let _ = reply.send(Err(not_shared("Delete/SetTarget")));
-            }
-            Request::Shutdown(_) => {
-                tracing::error!(
-                    "A shutdown request reached the herder core; the herder handles it."
-                );
-            }
         }
     }
 
@@ -487,155 +356,6 @@ impl HerderCore {
             known.extend(used);
         }
         Ok(known.iter().cloned().collect())
-    }
-
-    /// The consumer group of sink connector `name` (from its configuration).
-    pub(crate) fn sink_group(&self, name: &str) -> Result<String, HerderError> {
-        let entry = self.entry(name)?;
-        let raw = RawConfig::from_pairs(
-            format!("the configuration of connector {name}"),
-            entry.config.clone(),
-        );
-        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
-            .map_err(|e| HerderError::Internal(e.to_string()))?;
-        Ok(spec
-            .consumer_overrides
-            .get("group.id")
-            .cloned()
-            .unwrap_or_else(|| format!("connect-{name}")))
-    }
-
-    pub(crate) async fn offsets(&mut self, name: &str) -> Result<serde_json::Value, HerderError> {
-        let entry = self.entry(name)?;
-        match entry.connector_type {
-            ConnectorType::Sink => {
-                let group = self.sink_group(name)?;
-                let backend = self.worker.topic_backend();
-                let offsets = tokio::task::spawn_blocking(move || backend.group_offsets(&group))
-                    .await
-                    .map_err(|e| HerderError::Internal(e.to_string()))?
-                    .map_err(|e| HerderError::Internal(e.to_string()))?;
-                Ok(super::offsets::sink_offsets(&offsets))
-            }
-            _ => Ok(super::offsets::source_offsets(
-                self.worker.offset_store().connector_offsets(name),
-            )),
-        }
-    }
-
-    pub(crate) async fn alter_offsets(
-        &mut self,
-        name: &str,
-        offsets: Option<Vec<serde_json::Value>>,
-        auto_stop: bool,
-    ) -> Result<String, HerderError> {
-        let target = self.entry(name)?.target;
-        if offsets.as_ref().is_some_and(Vec::is_empty) {
-            return Err(HerderError::BadRequest(
-                "Partitions / offsets need to be provided for an alter offsets request".to_owned(),
-            ));
-        }
-        if target != TargetState::Stopped && !auto_stop {
-            return Err(HerderError::BadRequest(format!(
-                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
-            )));
-        }
-        // Check the request before stopping anything: its shape, then the connector's own
-        // checks (Kafka Connect's `alterOffsets`, on an instance that is not started, with the
-        // resolved configuration; a reset passes every known partition with a null offset).
-        let entry = self.entry(name)?;
-        let raw = RawConfig::from_pairs(
-            format!("the configuration of connector {name}"),
-            entry.config.clone(),
-        );
-        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
-            .map_err(|e| HerderError::Internal(e.to_string()))?;
-        let refused = |e: connect_api::ConnectError| {
-            HerderError::Internal(spec.redactor.redact(&e.to_string()).into_owned())
-        };
-        let change = match &spec.plugin {
-            ConnectorPlugin::Sink(plugin) => {
-                let group = self.sink_group(name)?;
-                let backend = self.worker.topic_backend();
-                let changes = match &offsets {
-                    Some(list) => super::offsets::parse_sink(list)?,
-                    None => {
-                        let group = group.clone();
-                        let backend = backend.clone();
-                        tokio::task::spawn_blocking(move || backend.group_offsets(&group))
-                            .await
-                            .map_err(|e| HerderError::Internal(e.to_string()))?
-                            .map_err(|e| HerderError::Internal(e.to_string()))?
-                            .into_keys()
-                            .map(|tp| (tp, None))
-                            .collect()
-                    }
-                };
-                let handled = plugin
-                    .new_connector()
-                    .alter_offsets(&spec.props, &changes)
-                    .map_err(refused)?;
-                let changes = offsets.is_some().then_some(changes);
-                OffsetsChange::Sink {
-                    group,
-                    backend,
-                    changes,
-                    handled,
-                }
-            }
-            ConnectorPlugin::Source(plugin) => {
-                let store = self.worker.offset_store();
-                let changes = match &offsets {
-                    Some(list) => super::offsets::parse_source(list)?,
-                    None => store
-                        .connector_offsets(name)
-                        .into_iter()
-                        .map(|(p, _)| (Some(p), None))
-                        .collect(),
-                };
-                let handled = plugin
-                    .new_connector()
-                    .alter_offsets(&spec.props, &changes)
-                    .map_err(refused)?;
-                OffsetsChange::Source {
-                    entries: super::offsets::source_entries(changes)?,
-                    handled,
-                }
-            }
-        };
-        if target != TargetState::Stopped {
-            self.set_target(name, TargetState::Stopped).await?;
-        }
-        let (result, handled) = match change {
-            OffsetsChange::Sink {
-                group,
-                backend,
-                changes,
-                handled,
-            } => (
-                tokio::task::spawn_blocking(move || match changes {
-                    Some(changes) => backend.alter_group_offsets(&group, &changes),
-                    None => backend.delete_group(&group),
-                })
-                .await
-                .map_err(|e| HerderError::Internal(e.to_string()))
-                .and_then(|r| r.map_err(|e| HerderError::Internal(e.to_string()))),
-                handled,
-            ),
-            OffsetsChange::Source { entries, handled } => (
-                self.worker
-                    .offset_store()
-                    .put(name, entries)
-                    .await
-                    .map_err(|e| HerderError::Internal(e.to_string())),
-                handled,
-            ),
-        };
-        if target != TargetState::Stopped {
-            self.set_target(name, target).await?;
-        }
-        result?;
-        Ok(super::offsets::altered_message(offsets.is_some(), handled))
     }
 
     pub(crate) fn entry(&self, name: &str) -> Result<&Entry, HerderError> {

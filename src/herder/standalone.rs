@@ -1,25 +1,45 @@
 //! The standalone herder: one actor that owns the connectors' configurations and the worker.
-//! Configurations live in memory (as in Kafka Connect's standalone mode).
+//! Configurations live in a [`ConfigStore`]: in memory (as in Kafka Connect's standalone mode)
+//! or, with `config.storage.file.filename`, in the configurations file as well.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use tokio::sync::mpsc;
+use async_trait::async_trait;
+use connect_api::ConfigMap;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use super::core::{connector_type, Entry, HerderCore};
-use super::{HerderHandle, Request, TargetState};
+use super::dispatch::{dispatch, Herder};
+use super::{
+    ConnectorInfo, FenceOrigin, HerderError, HerderHandle, InternalSignature, Request, TargetState,
+};
 use crate::config::WorkerConfig;
 use crate::plugins::PluginRegistry;
-use crate::storage::configs_file::{ConfigsFile, StoredConnector};
-use crate::worker::{ConnectorSpec, Worker};
+use crate::storage::config_store::{config_map, props};
+use crate::storage::configs_file::ConfigsFile;
+use crate::storage::internal::config_state::{connector_config_records, connector_removal_records};
+use crate::storage::internal::ConfigRecord;
+use crate::storage::{ConfigStore, FileConfigStore, MemoryConfigStore};
+use crate::worker::{ConnectorSpec, StopReport, Worker};
+
+/// Kafka Connect's refusal of `POST /connectors/{c}/tasks` by a standalone worker.
+pub const STANDALONE_PUT_TASK_CONFIGS: &str =
+    "Kafka Connect in standalone mode does not support externally setting task configurations.";
+
+/// Kafka Connect's refusal of a zombie fencing round by a standalone worker.
+const STANDALONE_EXACTLY_ONCE: &str =
+    "Kafka Connect in standalone mode does not support exactly-once source connectors.";
 
 /// The standalone herder, before and while it runs as an actor: the shared core, plus the
-/// configurations file that keeps REST-created connectors across restarts.
+/// store of the connectors' configurations and target states.
 pub struct StandaloneHerder {
     core: HerderCore,
-    /// `config.storage.file.filename`: REST-created connectors survive restarts.
-    configs_file: Option<ConfigsFile>,
+    /// In memory, or the configurations file (`config.storage.file.filename`: REST-created
+    /// connectors survive restarts).
+    configs: Box<dyn ConfigStore>,
 }
 
 impl StandaloneHerder {
@@ -31,9 +51,10 @@ impl StandaloneHerder {
         worker_id: String,
     ) -> Self {
         Self {
-            configs_file: worker_config
-                .config_storage_file()
-                .map(|p| ConfigsFile::new(&p)),
+            configs: match worker_config.config_storage_file() {
+                Some(path) => Box::new(FileConfigStore::new(ConfigsFile::new(&path))),
+                None => Box::new(MemoryConfigStore::new()),
+            },
             core: HerderCore::new(worker, worker_config, plugins, worker_id),
         }
     }
@@ -65,22 +86,23 @@ impl StandaloneHerder {
     /// # Errors
     /// When the file cannot be read or is corrupt (it is left untouched).
     pub async fn restore(&mut self) -> Result<(), crate::storage::StorageError> {
-        let Some(file) = &self.configs_file else {
-            return Ok(());
-        };
-        for (name, stored) in file.load()? {
-            if self.core.connectors.contains_key(&name) {
-                continue;
-            }
-            let target = match stored.target_state.as_str() {
-                "PAUSED" => TargetState::Paused,
-                "STOPPED" => TargetState::Stopped,
-                _ => TargetState::Started,
-            };
+        self.configs.read_to_end().await?;
+        let stored = self.configs.snapshot();
+        let restore: Vec<(String, ConfigMap, TargetState)> = stored
+            .connectors()
+            .into_iter()
+            .filter(|name| !self.core.connectors.contains_key(name))
+            .filter_map(|name| {
+                let config = config_map(stored.connector_config(&name)?);
+                let target = stored.target_state(&name);
+                Some((name, config, target))
+            })
+            .collect();
+        for (name, config, target) in restore {
             info!(connector = %name, "Restoring a connector created over REST.");
             if let Err(e) = self
                 .core
-                .put_with_state(name.clone(), stored.config, false, target)
+                .put_with_state(name.clone(), config, false, target)
                 .await
             {
                 warn!(connector = %name, error = %e, "A stored connector could not be restored.");
@@ -89,33 +111,29 @@ impl StandaloneHerder {
         Ok(())
     }
 
-    /// Writes every connector's configuration and target state to the configurations file.
-    fn persist(&self) {
-        let Some(file) = &self.configs_file else {
-            return;
-        };
-        let stored = self
-            .core
-            .connectors
+    /// Writes every connector's configuration and target state to the store (with a file: the
+    /// file is replaced), and removes the connectors that are gone.
+    async fn persist(&mut self) {
+        let mut records: Vec<ConfigRecord> = self
+            .configs
+            .snapshot()
+            .connectors()
             .iter()
-            .map(|(name, e)| {
-                let target = match e.target {
-                    TargetState::Started => "STARTED",
-                    TargetState::Paused => "PAUSED",
-                    TargetState::Stopped => "STOPPED",
-                };
-                (
-                    name.clone(),
-                    StoredConnector {
-                        config: e.config.clone(),
-                        target_state: target.to_owned(),
-                    },
-                )
-            })
+            .filter(|name| !self.core.connectors.contains_key(*name))
+            .flat_map(|name| connector_removal_records(name))
             .collect();
-        if let Err(e) = file.save(stored) {
+        for (name, e) in &self.core.connectors {
+            records.extend(connector_config_records(
+                name,
+                props(&e.config),
+                Some(e.target),
+            ));
+        }
+        if let Err(e) = self.configs.write(records).await {
             warn!(error = %e, "Could not write the connector configurations file.");
         }
+        // This herder acted on the request itself; what the store read back is known.
+        let _ = self.configs.apply_pending();
     }
 
     /// Stops every connector (used when start-up fails half-way).
@@ -143,39 +161,113 @@ impl StandaloneHerder {
                     continue;
                 }
             };
-            let core = &mut self.core;
-            match request {
-                Request::PutConfig {
-                    name,
-                    config,
-                    allow_replace,
-                    initial,
-                    reply,
-                } => {
-                    let result = core
-                        .put_with_state(name, config, allow_replace, initial)
-                        .await;
-                    self.persist();
-                    let _ = reply.send(result);
-                }
-                Request::Delete(name, reply) => {
-                    let result = core.delete(&name).await;
-                    self.persist();
-                    let _ = reply.send(result);
-                }
-                Request::SetTarget(name, target, reply) => {
-                    let result = core.set_target(&name, target).await;
-                    self.persist();
-                    let _ = reply.send(result);
-                }
-                Request::Shutdown(reply) => {
-                    let report = self.core.worker.stop().await;
-                    let _ = reply.send(report);
-                    return;
-                }
-                other => core.answer(other).await,
-            }
+            self = match dispatch(self, request).await {
+                Some(herder) => herder,
+                None => return,
+            };
         }
         self.core.worker.stop().await;
+    }
+}
+
+#[async_trait]
+impl Herder for StandaloneHerder {
+    fn core(&self) -> &HerderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut HerderCore {
+        &mut self.core
+    }
+
+    async fn put_connector_config(
+        &mut self,
+        name: String,
+        config: ConfigMap,
+        allow_replace: bool,
+        initial: TargetState,
+    ) -> Result<(bool, ConnectorInfo), HerderError> {
+        let result = self
+            .core
+            .put_with_state(name, config, allow_replace, initial)
+            .await;
+        self.persist().await;
+        result
+    }
+
+    async fn delete_connector(&mut self, name: &str) -> Result<(), HerderError> {
+        let result = self.core.delete(name).await;
+        self.persist().await;
+        result
+    }
+
+    async fn set_target_state(
+        &mut self,
+        name: &str,
+        target: TargetState,
+    ) -> Result<(), HerderError> {
+        let result = self.core.set_target(name, target).await;
+        self.persist().await;
+        result
+    }
+
+    async fn put_task_configs(
+        &mut self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+        signature: Option<InternalSignature>,
+    ) -> Result<(), HerderError> {
+        debug!(
+            connector = %name,
+            tasks = configs.len(),
+            signed = signature.is_some(),
+            "Refused task configurations sent by another worker (standalone mode)."
+        );
+        // Kafka Connect's StandaloneHerder throws UnsupportedOperationException, which its REST
+        // layer answers with 500 and the message.
+        Err(HerderError::Internal(
+            STANDALONE_PUT_TASK_CONFIGS.to_owned(),
+        ))
+    }
+
+    async fn fence_zombies(
+        &mut self,
+        _name: String,
+        _origin: FenceOrigin,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    ) {
+        // Kafka Connect's StandaloneHerder throws UnsupportedOperationException.
+        let _ = reply.send(Err(HerderError::Internal(
+            STANDALONE_EXACTLY_ONCE.to_owned(),
+        )));
+    }
+
+    async fn verify_task_generation(
+        &mut self,
+        _name: &str,
+        _task: u32,
+        _generation: u32,
+    ) -> Result<(), HerderError> {
+        Ok(())
+    }
+
+    async fn set_cluster_logger_level(
+        &mut self,
+        namespace: String,
+        level: String,
+        reply: oneshot::Sender<Result<(), HerderError>>,
+    ) {
+        // Kafka Connect's StandaloneHerder: this single worker is the entire cluster.
+        crate::logging::levels().set_named(&namespace, &level);
+        let _ = reply.send(Ok(()));
+    }
+
+    fn idle_left(&self, d: Duration) -> Option<Duration> {
+        // Every task of every connector runs here.
+        self.core.worker.all_idle_left(d, &|_| true)
+    }
+
+    async fn shutdown(self) -> StopReport {
+        self.core.worker.stop().await
     }
 }

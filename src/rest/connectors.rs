@@ -263,16 +263,7 @@ pub(super) fn absolute(headers: &HeaderMap, path: &str) -> String {
 
 /// `/connectors/<name>` with the name percent-encoded as one path segment.
 pub(super) fn location(name: &str) -> String {
-    let mut out = String::from("/connectors/");
-    for b in name.bytes() {
-        let keep = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b);
-        if keep {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    crate::herder::distributed::internal_client::connector_path(name)
 }
 
 /// A JSON object of configuration values as strings (numbers and booleans are taken as their

@@ -16,7 +16,7 @@ use crate::herder::HerderError;
 
 /// How long a request waits for the herder, as Kafka Connect's
 /// `DEFAULT_REST_REQUEST_TIMEOUT_MS` (90 s).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(90);
+pub const REQUEST_TIMEOUT: Duration = crate::herder::distributed::client::REQUEST_TIMEOUT;
 
 /// A failed request: the HTTP status and Kafka Connect's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,9 @@ impl From<HerderError> for RestError {
             HerderError::Conflict(m) => Self::new(StatusCode::CONFLICT, m),
             HerderError::BadRequest(m) => Self::bad_request(m),
             HerderError::Internal(m) => Self::internal(m),
+            e @ (HerderError::Failed { .. } | HerderError::Unexpected(_)) => {
+                Self::internal(e.to_string())
+            }
             HerderError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
             HerderError::Unavailable(m) => Self::new(StatusCode::SERVICE_UNAVAILABLE, m),
             HerderError::Forward(url) => Self::forward(url),
@@ -255,6 +258,11 @@ mod tests {
             (HerderError::Conflict("b".into()), 409),
             (HerderError::BadRequest("c".into()), 400),
             (HerderError::Internal("d".into()), 500),
+            (
+                HerderError::failed("Could not write", std::io::Error::other("g")),
+                500,
+            ),
+            (HerderError::unexpected(std::io::Error::other("h")), 500),
             (HerderError::Forbidden("e".into()), 403),
             (HerderError::Unavailable("f".into()), 503),
         ];

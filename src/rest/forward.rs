@@ -20,9 +20,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tracing::{debug, error};
 
-use super::client::{ClientResponse, RestClient, USER_AGENT};
 use super::error::{ForwardTo, RestError};
 use super::{AppState, MAX_REQUEST_BODY_BYTES};
+use crate::herder::distributed::client::{ClientResponse, RestClient, USER_AGENT};
 use crate::herder::distributed::request_signature::{SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER};
 
 /// The query parameter that counts the hops of a forwarded request.

@@ -10,15 +10,14 @@
 //!
 //! Every worker serves the whole API: a request the herder says another worker must serve
 //! (writes on a follower, a task restart on a worker not running the task) is forwarded to it
-//! by one layer, [`forward`], with Kafka Connect's `forward` hop parameter; [`client`] is the
-//! HTTP client for it and for [`internal_client`] (signed task configurations to the leader).
+//! by one layer, [`forward`], with Kafka Connect's `forward` hop parameter, through the
+//! distributed herder's [`client`](crate::herder::distributed::client) (which also sends the
+//! herder's own signed requests, [`internal_client`](crate::herder::distributed::internal_client)).
 
-pub mod client;
 pub mod connectors;
 pub mod error;
 pub mod forward;
 mod internal;
-pub mod internal_client;
 pub mod lifecycle;
 pub mod listeners;
 pub mod loggers;
@@ -31,6 +30,8 @@ pub mod security;
 pub mod topics;
 pub mod validate;
 
+#[cfg(test)]
+mod internal_client_tests;
 #[cfg(test)]
 mod tests;
 
@@ -77,7 +78,7 @@ pub struct WorkerInfo {
     /// placeholders with them before validating.
     pub providers: Arc<crate::config::providers::ConfigProviders>,
     /// The client that forwards requests to other workers (TLS as the https listeners).
-    pub rest_client: client::RestClient,
+    pub rest_client: crate::herder::distributed::client::RestClient,
 }
 
 impl WorkerInfo {
@@ -91,7 +92,7 @@ impl WorkerInfo {
                 config.header_converter_class().to_owned(),
             ],
             providers: config.providers().clone(),
-            rest_client: client::RestClient::new(config),
+            rest_client: crate::herder::distributed::client::RestClient::new(config),
         }
     }
 }

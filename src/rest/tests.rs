@@ -158,7 +158,7 @@ async fn start() -> Server {
                 "org.apache.kafka.connect.storage.SimpleHeaderConverter".to_owned(),
             ],
             providers: Arc::default(),
-            rest_client: super::client::RestClient::default(),
+            rest_client: crate::herder::distributed::client::RestClient::default(),
         }),
     };
     let shutdown = CancellationToken::new();

@@ -1,11 +1,22 @@
-//! Stores that back the herder and the worker. Standalone keeps source offsets in a JSON file
-//! ([`offsets_file`]); distributed mode keeps them in the offsets topic ([`topic_offsets`], on a
-//! [`topic_log`]).
+//! Stores that back the herder and the worker, each a trait with one implementation per
+//! mode (Kafka Connect's backing stores):
+//! - [`ConfigStore`]: connector and task configurations, target states ([`TargetState`]) —
+//!   in memory or the configurations file (standalone), the config topic ([`topic_configs`]);
+//! - [`StatusStore`]: connector, task and topic statuses — in memory (standalone), the status
+//!   topic ([`topic_status`]);
+//! - [`OffsetStore`]: source offsets — a JSON file (standalone, [`offsets_file`]), the offsets
+//!   topic ([`topic_offsets`]).
+//!
+//! The topics are read and written through a [`topic_log`].
 
+pub mod config_store;
 pub mod configs_file;
 pub mod internal;
 pub mod journaled_offsets;
 pub mod offsets_file;
+pub mod status_store;
+pub mod target_state;
+pub mod topic_configs;
 pub mod topic_log;
 pub mod topic_offsets;
 pub mod topic_status;
@@ -17,8 +28,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use connect_api::OffsetMap;
 
+pub use config_store::{Applied, ConfigStore, FileConfigStore, MemoryConfigStore};
 pub use journaled_offsets::JournaledOffsetStore;
 pub use offsets_file::FileOffsetStore;
+pub use status_store::{MemoryStatusStore, StatusStore};
+pub use target_state::TargetState;
+pub use topic_configs::TopicConfigStore;
 pub use topic_offsets::TopicOffsetStore;
 pub use topic_status::TopicStatusStore;
 pub use transactional_offsets::TransactionalOffsets;
@@ -45,6 +60,9 @@ pub enum StorageError {
         /// What is wrong.
         reason: String,
     },
+    /// An internal topic's log failed (its message as it is).
+    #[error(transparent)]
+    TopicLog(#[from] topic_log::TopicLogError),
     /// An internal topic could not be read or written.
     #[error("{context}: {reason}")]
     Topic {

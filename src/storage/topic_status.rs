@@ -6,9 +6,11 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use async_trait::async_trait;
 use tracing::warn;
 
 use super::internal::status_records::{Status, StatusRecord, StatusState, TopicStatus};
+use super::status_store::{safe_to_write, StatusStore};
 use super::topic_log::{InternalTopicSpec, LogRecord, TopicLog, TopicLogError};
 use crate::topics::internal_topic::InternalTopicBackend;
 
@@ -57,9 +59,20 @@ impl TopicStatusStore {
         Ok(Self { log, state })
     }
 
+    /// Reads the topic to its end (everyone's statuses written so far).
+    ///
+    /// # Errors
+    /// As [`TopicLog::read_to_end`].
+    pub async fn read_to_end(&self) -> Result<(), TopicLogError> {
+        self.log.read_to_end().await
+    }
+}
+
+#[async_trait]
+impl StatusStore for TopicStatusStore {
     /// Writes `record` and applies it to this worker's view at once. The write is not
     /// awaited (as Kafka Connect's, statuses are best effort); a failure is logged.
-    pub async fn put(&self, record: StatusRecord) {
+    async fn put(&self, record: StatusRecord) {
         let (key, value) = record.encode();
         lock(&self.state).apply(record);
         match self.log.send(key.clone().into_bytes(), value).await {
@@ -77,22 +90,8 @@ impl TopicStatusStore {
 
     /// Writes `record` only if no newer status of another worker is cached (Kafka Connect's
     /// `putSafe`, for failures, shutdowns and UNASSIGNED); returns whether it was written.
-    pub async fn put_safe(&self, record: StatusRecord) -> bool {
-        let safe = {
-            let state = lock(&self.state);
-            match &record {
-                StatusRecord::Connector {
-                    connector,
-                    status: Some(status),
-                } => state.connector_safe_to_write(connector, status),
-                StatusRecord::Task {
-                    connector,
-                    task,
-                    status: Some(status),
-                } => state.task_safe_to_write(connector, *task, status),
-                _ => true,
-            }
-        };
+    async fn put_safe(&self, record: StatusRecord) -> bool {
+        let safe = safe_to_write(&lock(&self.state), &record);
         if safe {
             self.put(record).await;
         }
@@ -100,17 +99,17 @@ impl TopicStatusStore {
     }
 
     /// The status of connector `name`.
-    pub fn connector(&self, name: &str) -> Option<Status> {
+    fn connector(&self, name: &str) -> Option<Status> {
         lock(&self.state).connector(name).cloned()
     }
 
     /// The connectors with a status.
-    pub fn connectors(&self) -> Vec<String> {
+    fn connectors(&self) -> Vec<String> {
         lock(&self.state).connectors()
     }
 
     /// The statuses of connector `name`'s tasks, by task id.
-    pub fn tasks(&self, name: &str) -> Vec<(u32, Status)> {
+    fn tasks(&self, name: &str) -> Vec<(u32, Status)> {
         lock(&self.state)
             .tasks(name)
             .into_iter()
@@ -119,12 +118,12 @@ impl TopicStatusStore {
     }
 
     /// Whether connector `name` has a record of using `topic` (KIP-558).
-    pub fn has_topic(&self, name: &str, topic: &str) -> bool {
+    fn has_topic(&self, name: &str, topic: &str) -> bool {
         lock(&self.state).topic(name, topic).is_some()
     }
 
     /// The topics connector `name` used (KIP-558), by topic name.
-    pub fn topics(&self, name: &str) -> Vec<TopicStatus> {
+    fn topics(&self, name: &str) -> Vec<TopicStatus> {
         lock(&self.state)
             .topics(name)
             .into_iter()
@@ -132,16 +131,8 @@ impl TopicStatusStore {
             .collect()
     }
 
-    /// Reads the topic to its end (everyone's statuses written so far).
-    ///
-    /// # Errors
-    /// As [`TopicLog::read_to_end`].
-    pub async fn read_to_end(&self) -> Result<(), TopicLogError> {
-        self.log.read_to_end().await
-    }
-
     /// Flushes pending writes and stops tailing.
-    pub async fn stop(&self) {
+    async fn stop(&self) {
         self.log.stop().await;
     }
 }

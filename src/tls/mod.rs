@@ -12,6 +12,8 @@
 mod error;
 mod keystore;
 
+use connect_api::ConfigMap;
+
 pub use error::TlsError;
 pub use keystore::{certificates_pem, load_keystore, load_truststore, KeyMaterial};
 
@@ -35,3 +37,19 @@ pub const TRUSTSTORE_LOCATION: &str = "ssl.truststore.location";
 pub const TRUSTSTORE_PASSWORD: &str = "ssl.truststore.password";
 /// `ssl.truststore.certificates`: inline PEM certificates (type PEM).
 pub const TRUSTSTORE_CERTIFICATES: &str = "ssl.truststore.certificates";
+
+/// Prefix of the https listeners' own TLS keys.
+pub const HTTPS_PREFIX: &str = "listeners.https.";
+
+/// The TLS keys of https listeners (prefix removed) and the prefix they were given with:
+/// `listeners.https.ssl.*` when any such key is set (then only those, as Kafka's
+/// all-or-nothing prefix), else the top-level `ssl.*`. The REST server's acceptor and the
+/// client one worker uses to reach another read the same keys.
+pub fn https_settings(worker: &crate::config::WorkerConfig) -> (ConfigMap, &'static str) {
+    let prefixed = worker.originals_with_prefix(HTTPS_PREFIX);
+    if prefixed.is_empty() {
+        (worker.originals().clone(), "")
+    } else {
+        (prefixed, HTTPS_PREFIX)
+    }
+}

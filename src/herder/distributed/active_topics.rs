@@ -33,7 +33,7 @@ impl DistributedHerder {
         }
         let now = now_ms();
         for (connector, topics) in used {
-            if !self.state.contains(&connector) {
+            if !self.configs.snapshot().contains(&connector) {
                 continue;
             }
             for (topic, task) in topics {

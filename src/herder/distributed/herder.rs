@@ -19,21 +19,17 @@ use tracing::{info, warn};
 
 use super::cluster_loggers::ClusterLoggerWriter;
 use super::cluster_view::{snapshot_of, SharedView};
-use super::request_signature::{MacAlgorithm, SigningKey};
+use super::session_key::Signing;
 use crate::config::{RawConfig, WorkerConfig};
-use crate::herder::core::{invalid_config, HerderCore};
-use crate::herder::spec::connector_spec;
-use crate::herder::{HerderError, HerderHandle, InternalSignature, Request, TargetState};
-use crate::rest::client::RestClient;
-use crate::rest::internal_client;
-use crate::storage::internal::config_state::{
-    connector_config_records, connector_removal_records, task_config_records,
+use crate::herder::core::HerderCore;
+use crate::herder::dispatch::dispatch;
+use crate::herder::spec::{connector_spec, SpecError};
+use crate::herder::{HerderError, HerderHandle, Request};
+use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord};
+use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec, TopicLogError};
+use crate::storage::{
+    Applied, ConfigStore, StatusStore, TopicConfigStore, TopicOffsetStore, TopicStatusStore,
 };
-use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord, ConfigState, SessionKey};
-use crate::storage::topic_log::{
-    channel_handler, InternalTopicKind, InternalTopicSpec, LogRecord, TopicLog, TopicLogError,
-};
-use crate::storage::{TopicOffsetStore, TopicStatusStore};
 use crate::topics::internal_topic::InternalTopicBackend;
 use crate::worker::connector_events::ConnectorEvent;
 use crate::worker::ConnectorSpec;
@@ -61,24 +57,10 @@ pub fn status_topic_spec(worker: &WorkerConfig) -> InternalTopicSpec {
     )
 }
 
-/// Stored properties (a value may be null) as a configuration map (null values left out, as
-/// Kafka Connect's `ConnectorConfig` sees them).
-pub(super) fn config_map(props: &ConfigProps) -> ConfigMap {
-    props
-        .iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone())))
-        .collect()
-}
+pub(super) use crate::storage::config_store::{config_map, props};
 
-pub(super) fn props(config: &ConfigMap) -> ConfigProps {
-    config
-        .iter()
-        .map(|(k, v)| (k.clone(), Some(v.clone())))
-        .collect()
-}
-
-fn storage_error(e: impl std::fmt::Display) -> HerderError {
-    HerderError::Internal(format!("Could not write to the config topic: {e}"))
+fn storage_error(e: crate::storage::StorageError) -> HerderError {
+    HerderError::failed("Could not write to the config topic", e)
 }
 
 /// This worker's membership in a group on Kafka.
@@ -101,19 +83,6 @@ impl Group {
     }
 }
 
-/// How the session key is made, requests to other workers signed, and theirs checked (KIP-507).
-pub(super) struct Signing {
-    key_algorithm: MacAlgorithm,
-    key_size: Option<u32>,
-    key_ttl: Duration,
-    /// `inter.worker.signature.algorithm`.
-    pub(super) signature_algorithm: MacAlgorithm,
-    /// `inter.worker.verification.algorithms`.
-    pub(super) accepted: Vec<String>,
-    /// The client of requests to other workers.
-    pub(super) client: RestClient,
-}
-
 /// Kafka Connect's name of a connect sub-protocol in its `connect-protocol` metric.
 fn protocol_name(protocol: connect_membership::protocol::ConnectProtocol) -> &'static str {
     use connect_membership::protocol::ConnectProtocol;
@@ -124,23 +93,15 @@ fn protocol_name(protocol: connect_membership::protocol::ConnectProtocol) -> &'s
     }
 }
 
-/// How long a worker waits before its connector plans its tasks again after their
-/// configurations could not be stored (Kafka Connect's reconfiguration backoff starts at 250 ms).
-const RESUBMIT_BACKOFF: Duration = Duration::from_millis(500);
-
-/// Waits [`RESUBMIT_BACKOFF`], then asks the herder to plan connector `name`'s tasks again.
-async fn plan_again_after_backoff(retry: &mpsc::UnboundedSender<String>, name: String) {
-    tokio::time::sleep(RESUBMIT_BACKOFF).await;
-    let _ = retry.send(name);
-}
-
 /// The distributed herder.
 pub struct DistributedHerder {
     pub(super) core: HerderCore,
-    configs: Arc<TopicLog>,
-    records: mpsc::UnboundedReceiver<LogRecord>,
-    pub(super) state: ConfigState,
-    pub(super) statuses: TopicStatusStore,
+    /// The config topic.
+    pub(super) configs: Box<dyn ConfigStore>,
+    /// Writes cluster-wide logger levels to the config topic without the actor.
+    pub(super) cluster_loggers: Arc<ClusterLoggerWriter>,
+    /// The status topic.
+    pub(super) statuses: Box<dyn StatusStore>,
     pub(super) offsets: Arc<TopicOffsetStore>,
     view: Arc<SharedView>,
     /// `None`: a one-member cluster (the embedded log) that runs everything.
@@ -168,10 +129,8 @@ pub struct DistributedHerder {
     pub(super) fencings: super::zombie_fencing::Fencings,
     /// The requests' channel: the sender for handles, the receiver until the actor runs.
     requests: (mpsc::Sender<Request>, Option<mpsc::Receiver<Request>>),
-    /// Whether the internal topics are on Kafka (else on the embedded log).
-    on_kafka: bool,
     /// Connectors whose task configurations the leader did not take: planned again.
-    resubmit: (
+    pub(super) resubmit: (
         mpsc::UnboundedSender<String>,
         mpsc::UnboundedReceiver<String>,
     ),
@@ -191,13 +150,11 @@ impl DistributedHerder {
         offsets: Arc<TopicOffsetStore>,
         member_config: Option<MemberConfig>,
     ) -> Result<Self, TopicLogError> {
-        let (handler, records) = channel_handler();
         let group_id = worker.group_id().unwrap_or("connect-cluster");
-        let configs = TopicLog::open(
+        let configs = TopicConfigStore::open(
             backend,
             &config_topic_spec(worker),
             &format!("{group_id}-configs"),
-            handler,
         )
         .await?;
         let statuses = TopicStatusStore::open(
@@ -206,35 +163,14 @@ impl DistributedHerder {
             &format!("{group_id}-statuses"),
         )
         .await?;
-        let values = worker.values();
-        let signing = Signing {
-            key_algorithm: values
-                .string("inter.worker.key.generation.algorithm")
-                .and_then(MacAlgorithm::from_java_name)
-                .unwrap_or(MacAlgorithm::HmacSha256),
-            key_size: values
-                .long("inter.worker.key.size")
-                .and_then(|v| u32::try_from(v).ok()),
-            key_ttl: Duration::from_millis(
-                values
-                    .long("inter.worker.key.ttl.ms")
-                    .and_then(|v| u64::try_from(v).ok())
-                    .unwrap_or(3_600_000),
-            ),
-            signature_algorithm: values
-                .string("inter.worker.signature.algorithm")
-                .and_then(MacAlgorithm::from_java_name)
-                .unwrap_or(MacAlgorithm::HmacSha256),
-            accepted: values.list("inter.worker.verification.algorithms").to_vec(),
-            client: RestClient::new(worker),
-        };
+        let signing = Signing::of(worker);
         let on_kafka = member_config.is_some();
-        let mut herder = Self {
+        let cluster_loggers = Arc::new(ClusterLoggerWriter::new(configs.log(), on_kafka));
+        let herder = Self {
             core,
-            configs: Arc::new(configs),
-            records,
-            state: ConfigState::new(),
-            statuses,
+            configs: Box::new(configs),
+            cluster_loggers,
+            statuses: Box::new(statuses),
             offsets,
             view: Arc::new(SharedView::new(Default::default())),
             group: None,
@@ -249,19 +185,16 @@ impl DistributedHerder {
             dirty: true,
             signing,
             fencings: Default::default(),
-            on_kafka,
             requests: {
                 let (tx, rx) = mpsc::channel(64);
                 (tx, Some(rx))
             },
             resubmit: mpsc::unbounded_channel(),
         };
-        herder.drain();
-        herder.state.mark_started();
-        herder.view.publish(snapshot_of(&herder.state));
+        herder.view.publish(snapshot_of(herder.configs.snapshot()));
         info!(
-            connectors = herder.state.connectors().len(),
-            offset = herder.state.offset(),
+            connectors = herder.configs.snapshot().connectors().len(),
+            offset = herder.configs.snapshot().offset(),
             "Read the config topic."
         );
         Ok(herder)
@@ -276,8 +209,8 @@ impl DistributedHerder {
         match self.member_config.take() {
             Some(config) => {
                 let view: Arc<dyn connect_membership::ClusterView> = self.view.clone();
-                let (member, events) = GroupMember::join(config, view)
-                    .map_err(|e| HerderError::Internal(e.to_string()))?;
+                let (member, events) =
+                    GroupMember::join(config, view).map_err(HerderError::unexpected)?;
                 self.group = Some(Group {
                     member,
                     events,
@@ -288,7 +221,7 @@ impl DistributedHerder {
                 self.rebalancing();
             }
             None => {
-                self.assignment = snapshot_of(&self.state).items();
+                self.assignment = snapshot_of(self.configs.snapshot()).items();
                 // A one-worker cluster: its own assignment is its only rebalance.
                 let leader = self.core.worker_id.clone();
                 self.rebalanced(0, &leader, "none");
@@ -300,37 +233,32 @@ impl DistributedHerder {
         Ok(())
     }
 
-    /// Applies the records already handed over by the config log.
-    fn drain(&mut self) {
-        let mut read = false;
-        while let Ok(record) = self.records.try_recv() {
-            self.apply(record);
-            read = true;
-        }
+    /// Acts on what reading the config store changed.
+    fn on_applied(&mut self, applied: Applied) {
+        self.on_changes(applied.changes);
         // Records that changed nothing (a task count record, a discarded one) still move the
         // offset this worker tells the group; changes are published by `settle`.
-        if read && !self.dirty {
-            self.view.publish_offset(snapshot_of(&self.state));
+        if applied.read && !self.dirty {
+            self.view
+                .publish_offset(snapshot_of(self.configs.snapshot()));
         }
     }
 
-    fn apply(&mut self, record: LogRecord) {
-        let key = record.key.unwrap_or_default();
-        match self
-            .state
-            .apply_raw(record.offset, &key, record.value.as_deref())
-        {
-            Ok(Some(ConfigChange::LoggerLevel { namespace, level })) => {
-                // Kafka Connect's onLoggingLevelUpdate: applied as a worker-scope request;
-                // what runs here does not change.
-                crate::logging::levels().set_named(&namespace, &level);
+    /// Acts on changes read from the config store: a logger level is applied here, anything
+    /// else is reconciled by the next `settle`.
+    fn on_changes(&mut self, changes: Vec<ConfigChange>) {
+        for change in changes {
+            match change {
+                ConfigChange::LoggerLevel { namespace, level } => {
+                    // Kafka Connect's onLoggingLevelUpdate: applied as a worker-scope request;
+                    // what runs here does not change.
+                    crate::logging::levels().set_named(&namespace, &level);
+                }
+                change => {
+                    tracing::debug!(change = ?change, "Config topic change.");
+                    self.dirty = true;
+                }
             }
-            Ok(Some(change)) => {
-                tracing::debug!(change = ?change, "Config topic change.");
-                self.dirty = true;
-            }
-            Ok(None) => {}
-            Err(e) => warn!(error = %e, "Discarded a record of the config topic."),
         }
     }
 
@@ -339,7 +267,7 @@ impl DistributedHerder {
     pub(super) async fn settle(&mut self) {
         while self.dirty {
             self.dirty = false;
-            let snapshot = snapshot_of(&self.state);
+            let snapshot = snapshot_of(self.configs.snapshot());
             let items = snapshot.items();
             let changed = self.view.publish(snapshot);
             match &mut self.group {
@@ -357,26 +285,14 @@ impl DistributedHerder {
 
     /// Reads the config topic to its end and applies what is new.
     pub(super) async fn read_configs(&mut self) -> Result<(), HerderError> {
-        self.configs.read_to_end().await.map_err(storage_error)?;
-        self.drain();
+        let applied = self.configs.read_to_end().await.map_err(storage_error)?;
+        self.on_applied(applied);
         Ok(())
     }
 
     /// Writes `records` to the config topic and waits until they are durable and read back.
     pub(super) async fn write(&mut self, records: Vec<ConfigRecord>) -> Result<(), HerderError> {
-        let encoded = records
-            .iter()
-            .map(|r| {
-                let (key, value) = r.encode();
-                (key.into_bytes(), value)
-            })
-            .collect();
-        let ack = self
-            .configs
-            .send_all(encoded)
-            .await
-            .map_err(storage_error)?;
-        ack.await.map_err(storage_error)?;
+        self.configs.write(records).await.map_err(storage_error)?;
         self.read_configs().await
     }
 
@@ -393,46 +309,13 @@ impl DistributedHerder {
         }
     }
 
-    /// The leader writes a new session key when there is none or it is older than
-    /// `inter.worker.key.ttl.ms` (KIP-507).
-    async fn ensure_session_key(&mut self) {
-        if !self.is_leader() {
-            return;
-        }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        let ttl = i64::try_from(self.signing.key_ttl.as_millis()).unwrap_or(i64::MAX);
-        if self
-            .state
-            .session_key()
-            .is_some_and(|k| now.saturating_sub(k.creation_timestamp) < ttl)
-        {
-            return;
-        }
-        let key = match SigningKey::generate(self.signing.key_algorithm, self.signing.key_size) {
-            Ok(key) => key,
-            Err(e) => return warn!(error = %e, "Could not generate a session key."),
-        };
-        let record = ConfigRecord::SessionKey(SessionKey {
-            key: key.key,
-            algorithm: key.algorithm.java_name().to_owned(),
-            creation_timestamp: now,
-        });
-        match self.write(vec![record]).await {
-            Ok(()) => info!("Wrote a new session key to the config topic."),
-            Err(e) => warn!(error = %e, "Could not write a session key."),
-        }
-    }
-
     /// The spec of connector `name` from its stored configuration.
-    pub(super) fn spec(&self, name: &str, config: &ConfigMap) -> Result<ConnectorSpec, String> {
+    pub(super) fn spec(&self, name: &str, config: &ConfigMap) -> Result<ConnectorSpec, SpecError> {
         let raw = RawConfig::from_pairs(
             format!("the configuration of connector {name}"),
             config.clone(),
         );
         connector_spec(&raw, &self.core.worker_config, &self.core.plugins)
-            .map_err(|e| e.to_string())
     }
 
     /// Acts on a group event.
@@ -453,7 +336,7 @@ impl DistributedHerder {
                     self.rebalancing();
                     return;
                 }
-                if a.config_offset > self.state.offset() {
+                if a.config_offset > self.configs.snapshot().offset() {
                     if let Err(e) = self.read_configs().await {
                         warn!(error = %e, "Could not read the config topic.");
                     }
@@ -531,163 +414,22 @@ impl DistributedHerder {
         }
     }
 
-    async fn put(
-        &mut self,
-        name: String,
-        config: ConfigMap,
-        allow_replace: bool,
-        initial: TargetState,
-    ) -> Result<(bool, crate::herder::ConnectorInfo), HerderError> {
-        self.require_leader()?;
-        let exists = self.state.contains(&name);
-        if exists && !allow_replace {
-            return Err(HerderError::Conflict(format!(
-                "Connector {name} already exists"
-            )));
-        }
-        let raw = RawConfig::from_pairs(
-            format!("the configuration of connector {name}"),
-            config.clone(),
-        );
-        connector_spec(&raw, &self.core.worker_config, &self.core.plugins)
-            .map_err(|e| invalid_config(&e))?;
-        let target = (!exists && initial != TargetState::Started).then_some(initial);
-        self.write(connector_config_records(&name, props(&config), target))
-            .await?;
-        self.settle().await;
-        Ok((!exists, self.info(&name)?))
-    }
-
-    async fn delete(&mut self, name: &str) -> Result<(), HerderError> {
-        self.require_leader()?;
-        if !self.state.contains(name) {
-            return Err(HerderError::NotFound(format!("Connector {name} not found")));
-        }
-        self.write(connector_removal_records(name)).await?;
-        self.settle().await;
-        Ok(())
-    }
-
-    async fn set_target(&mut self, name: &str, target: TargetState) -> Result<(), HerderError> {
-        self.require_leader()?;
-        if !self.state.contains(name) {
-            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
-        }
-        let mut records = vec![ConfigRecord::TargetState {
-            connector: name.to_owned(),
-            state: Some(target),
-        }];
-        if target == TargetState::Stopped {
-            // KIP-875: a stopped connector has no tasks.
-            records.extend(task_config_records(name, Vec::new()));
-        }
-        self.write(records).await?;
-        self.settle().await;
-        Ok(())
-    }
-
-    /// The session key read from the config topic, if its algorithm is known.
-    pub(super) fn session_key(&self) -> Option<SigningKey> {
-        let key = self.state.session_key()?;
-        Some(SigningKey {
-            key: key.key.clone(),
-            algorithm: MacAlgorithm::from_java_name(&key.algorithm)?,
-        })
-    }
-
-    /// Stores the task configurations connector `name` planned: the leader writes them; a
-    /// follower sends them to the leader, signed with the session key (Kafka Connect's
-    /// internal `POST /connectors/{c}/tasks`). When they are not stored (the write fails, the
-    /// leader does not take them), the connector plans again after a pause.
-    pub(super) async fn submit_task_configs(&mut self, name: &str, planned: &[ConfigMap]) {
-        let leader_url = match &self.group {
-            Some(group) if !group.is_leader => group.leader_url.clone(),
-            _ => {
-                info!(connector = %name, tasks = planned.len(), "Writing new task configurations.");
-                let records = task_config_records(name, planned.iter().map(props).collect());
-                if let Err(e) = self.write(records).await {
-                    // As Kafka Connect: a failed write is retried, the connector does not fail.
-                    warn!(connector = %name, error = %e, "Could not write the task configurations; planning again.");
-                    self.plan_again_later(name.to_owned());
-                }
-                return;
-            }
-        };
-        info!(connector = %name, tasks = planned.len(), leader = ?leader_url, "Sending new task configurations to the leader.");
-        let client = self.signing.client.clone();
-        let key = self.session_key();
-        let algorithm = self.signing.signature_algorithm;
-        let retry = self.resubmit.0.clone();
-        let (name, planned) = (name.to_owned(), planned.to_vec());
-        tokio::spawn(async move {
-            let sent = match &leader_url {
-                Some(url) => internal_client::put_task_configs(
-                    &client,
-                    url,
-                    &name,
-                    &planned,
-                    key.as_ref().map(|k| (k, algorithm)),
-                )
-                .await
-                .map_err(|e| e.to_string()),
-                None => Err("no leader is known".to_owned()),
-            };
-            if let Err(e) = sent {
-                warn!(connector = %name, error = %e, "The leader did not take the task configurations; planning again.");
-                plan_again_after_backoff(&retry, name).await;
-            }
-        });
-    }
-
-    /// Connector `name` plans its tasks again after [`RESUBMIT_BACKOFF`].
-    fn plan_again_later(&self, name: String) {
-        let retry = self.resubmit.0.clone();
-        tokio::spawn(async move { plan_again_after_backoff(&retry, name).await });
-    }
-
-    /// The internal `POST /connectors/{c}/tasks` on the leader: task configurations planned by
-    /// the connector on another worker.
-    async fn put_task_configs(
-        &mut self,
-        name: &str,
-        configs: Vec<ConfigMap>,
-        signature: Option<&InternalSignature>,
-    ) -> Result<(), HerderError> {
-        InternalSignature::check(
-            signature,
-            self.session_key().as_ref(),
-            &self.signing.accepted,
-        )?;
-        self.require_leader()?;
-        if !self.state.contains(name) {
-            return Err(HerderError::NotFound(format!("Connector {name} not found")));
-        }
-        if self.task_configs_differ(name, &configs) {
-            info!(connector = %name, tasks = configs.len(), "Writing task configurations sent by another worker.");
-            self.write(task_config_records(
-                name,
-                configs.iter().map(props).collect(),
-            ))
-            .await?;
-            self.settle().await;
-        }
-        Ok(())
-    }
-
     /// Whether `planned` differs from connector `name`'s stored task configurations (or those
     /// are inconsistent: a commit is missing), or those were planned from another connector
     /// configuration than the current one (Kafka Connect's applied connector config: then
     /// the same configurations are written again, also when there are none).
     pub(super) fn task_configs_differ(&self, name: &str, planned: &[ConfigMap]) -> bool {
         let stored: Vec<ConfigMap> = self
-            .state
+            .configs
+            .snapshot()
             .task_configs(name)
             .into_iter()
             .map(|(_, p)| config_map(p))
             .collect();
         stored != planned
-            || self.state.inconsistent().contains(name)
-            || self.state.applied_connector_config(name) != self.state.connector_config(name)
+            || self.configs.snapshot().inconsistent().contains(name)
+            || self.configs.snapshot().applied_connector_config(name)
+                != self.configs.snapshot().connector_config(name)
     }
 
     /// Answers a running connector's request: a reconfiguration stores the newly planned task
@@ -722,12 +464,7 @@ impl DistributedHerder {
     /// A handle to the actor; requests wait until it runs ([`spawn`](Self::spawn)).
     pub fn handle(&self) -> HerderHandle {
         HerderHandle::new(self.requests.0.clone(), self.core.worker_id.clone())
-            .with_cluster_loggers(Arc::new(self.cluster_loggers()))
-    }
-
-    /// The writer of cluster-wide logger levels to this worker's config topic.
-    fn cluster_loggers(&self) -> ClusterLoggerWriter {
-        ClusterLoggerWriter::new(self.configs.clone(), self.on_kafka)
+            .with_cluster_loggers(self.cluster_loggers.clone())
     }
 
     /// Runs the actor; returns its handle and task.
@@ -760,10 +497,12 @@ impl DistributedHerder {
                     Some(request) => request,
                     None => break,
                 },
-                record = self.records.recv() => {
-                    let Some(record) = record else { break };
-                    self.apply(record);
-                    self.drain();
+                applied = self.configs.next_records() => {
+                    let Some(first) = applied else { break };
+                    // The record that woke the actor, then those behind it.
+                    self.on_changes(first.changes);
+                    let rest = self.configs.apply_pending();
+                    self.on_applied(rest);
                     self.settle().await;
                     continue;
                 }
@@ -796,128 +535,21 @@ impl DistributedHerder {
                     continue;
                 }
             };
-            match request {
-                Request::PutConfig {
-                    name,
-                    config,
-                    allow_replace,
-                    initial,
-                    reply,
-                } => {
-                    let _ = reply.send(self.put(name, config, allow_replace, initial).await);
-                }
-                Request::Delete(name, reply) => {
-                    let _ = reply.send(self.delete(&name).await);
-                }
-                Request::SetTarget(name, target, reply) => {
-                    let _ = reply.send(self.set_target(&name, target).await);
-                }
-                Request::Info(name, reply) => {
-                    let _ = reply.send(self.info(&name));
-                }
-                Request::TaskConfigs(name, reply) => {
-                    let _ = reply.send(self.task_configs(&name));
-                }
-                Request::Status(name, reply) => {
-                    let _ = reply.send(self.status(&name));
-                }
-                Request::Restart {
-                    name,
-                    include_tasks,
-                    only_failed,
-                    reply,
-                } => {
-                    let _ = reply.send(self.restart(&name, include_tasks, only_failed).await);
-                }
-                Request::RestartTask(name, task, reply) => {
-                    let _ = reply.send(self.restart_task(&name, task).await);
-                }
-                Request::AlterOffsets {
-                    name,
-                    offsets,
-                    auto_stop,
-                    reply,
-                } => {
-                    let _ = reply.send(self.alter_offsets(&name, offsets, auto_stop).await);
-                }
-                Request::PutTaskConfigs {
-                    name,
-                    configs,
-                    signature,
-                    reply,
-                } => {
-                    let _ = reply.send(
-                        self.put_task_configs(&name, configs, signature.as_ref())
-                            .await,
-                    );
-                }
-                Request::FenceZombies {
-                    name,
-                    origin,
-                    reply,
-                } => self.fence_zombies(name, origin, reply).await,
-                Request::VerifyTaskGeneration {
-                    name,
-                    task,
-                    generation,
-                    reply,
-                } => {
-                    let _ = reply.send(self.verify_task_generation(&name, task, generation).await);
-                }
-                Request::Offsets(name, reply) => {
-                    if let Err(e) = self.offsets.log().read_to_end().await {
-                        warn!(error = %e, "Could not read the offsets topic to its end.");
-                    }
-                    let _ = reply.send(self.core.offsets(&name).await);
-                }
-                Request::Topics(name, reset, reply) => {
-                    let _ = reply.send(self.connector_topics(&name, reset).await);
-                }
-                Request::SetClusterLoggerLevel {
-                    namespace,
-                    level,
-                    reply,
-                } => {
-                    // The handle writes these itself; answered here too, for a handle made
-                    // without the writer.
-                    let writer = self.cluster_loggers();
-                    tokio::spawn(async move {
-                        let _ = reply.send(writer.write(&namespace, &level).await);
-                    });
-                }
-                Request::RefreshMetrics(reply) => {
-                    self.refresh_metrics();
-                    let _ = reply.send(());
-                }
-                Request::IdleLeft(d, reply) => {
-                    // A sink connector's partitions are all read here only when all its
-                    // tasks are assigned to this worker.
-                    let desired = self.desired_tasks();
-                    let whole = |c: &str| {
-                        let here = desired.keys().filter(|(name, _)| name == c).count();
-                        u32::try_from(here).is_ok_and(|n| n == self.state.task_count(c))
-                    };
-                    let left = self.core.worker.all_idle_left(d, &whole);
-                    let _ = reply.send(left.filter(|_| self.settled()));
-                }
-                Request::Shutdown(reply) => {
-                    let report = self.shutdown().await;
-                    let _ = reply.send(report);
-                    return;
-                }
-                other => self.core.answer(other).await,
-            }
+            self = match dispatch(self, request).await {
+                Some(herder) => herder,
+                None => return,
+            };
         }
-        self.shutdown().await;
+        self.stop_all().await;
     }
 
     /// Stops everything that runs here (publishing UNASSIGNED), leaves the group, and stops
     /// the topic logs.
-    async fn shutdown(mut self) -> crate::worker::StopReport {
+    pub(super) async fn stop_all(mut self) -> crate::worker::StopReport {
         let group = self.group.take();
         let report = self.core.worker.stop().await;
         super::statuses::unassign_all(
-            &self.statuses,
+            self.statuses.as_ref(),
             &mut self.published,
             &self.core.worker_id,
             self.generation,

@@ -16,6 +16,17 @@ use crate::herder::{
 };
 use crate::storage::internal::{ConfigProps, ConfigRecord};
 
+/// Why the spec of a connector's current configuration cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CurrentSpecError {
+    /// The config topic holds no configuration of the connector.
+    #[error("Connector {0} has no configuration")]
+    NoConfiguration(String),
+    /// Its configuration does not make a spec.
+    #[error(transparent)]
+    Spec(#[from] crate::herder::spec::SpecError),
+}
+
 impl DistributedHerder {
     /// Connectors assigned here that should run (a configuration, target STARTED).
     fn desired_connectors(&self) -> BTreeSet<String> {
@@ -23,7 +34,8 @@ impl DistributedHerder {
             .connectors
             .iter()
             .filter(|c| {
-                self.state.contains(c) && self.state.target_state(c) == TargetState::Started
+                self.configs.snapshot().contains(c)
+                    && self.configs.snapshot().target_state(c) == TargetState::Started
             })
             .cloned()
             .collect()
@@ -37,13 +49,13 @@ impl DistributedHerder {
             let Ok(id) = u32::try_from(task.task) else {
                 continue;
             };
-            if !self.state.contains(c)
-                || self.state.target_state(c) != TargetState::Started
-                || self.state.inconsistent().contains(c)
+            if !self.configs.snapshot().contains(c)
+                || self.configs.snapshot().target_state(c) != TargetState::Started
+                || self.configs.snapshot().inconsistent().contains(c)
             {
                 continue;
             }
-            if let Some(config) = self.state.task_config(c, id) {
+            if let Some(config) = self.configs.snapshot().task_config(c, id) {
                 desired.insert((c.clone(), id), config.clone());
             }
         }
@@ -53,15 +65,15 @@ impl DistributedHerder {
     /// Keeps the core's entries (configuration, type, target state) equal to the config
     /// topic's connectors, for the answers every worker gives.
     fn sync_entries(&mut self) {
-        let names: BTreeSet<String> = self.state.connectors().into_iter().collect();
+        let names: BTreeSet<String> = self.configs.snapshot().connectors().into_iter().collect();
         self.core.connectors.retain(|n, _| names.contains(n));
         for name in names {
-            let Some(stored) = self.state.connector_config(&name) else {
+            let Some(stored) = self.configs.snapshot().connector_config(&name) else {
                 continue;
             };
             let config = config_map(stored);
-            let target = self.state.target_state(&name);
-            let paused_tasks = self.state.tasks(&name);
+            let target = self.configs.snapshot().target_state(&name);
+            let paused_tasks = self.configs.snapshot().tasks(&name);
             let known = self
                 .core
                 .connectors
@@ -99,7 +111,9 @@ impl DistributedHerder {
             .map(|(n, c)| (n.clone(), c.clone()))
             .collect();
         for (name, config) in running {
-            if !desired.contains(&name) || self.state.connector_config(&name) != Some(&config) {
+            if !desired.contains(&name)
+                || self.configs.snapshot().connector_config(&name) != Some(&config)
+            {
                 self.core.worker.stop_connector_instance(&name).await;
                 self.running_connectors.remove(&name);
                 info!(connector = %name, "Connector stopped on this worker.");
@@ -157,8 +171,9 @@ impl DistributedHerder {
                 .is_some_and(|e| e.failure.is_some());
             failed
                 || (self.running_connectors.contains_key(c)
-                    && !self.state.inconsistent().contains(c)
-                    && self.state.applied_connector_config(c) == self.state.connector_config(c))
+                    && !self.configs.snapshot().inconsistent().contains(c)
+                    && self.configs.snapshot().applied_connector_config(c)
+                        == self.configs.snapshot().connector_config(c))
         });
         connectors_planned
             && self
@@ -171,12 +186,13 @@ impl DistributedHerder {
     pub(super) fn current_spec(
         &mut self,
         name: &str,
-    ) -> Result<Arc<crate::worker::ConnectorSpec>, String> {
+    ) -> Result<Arc<crate::worker::ConnectorSpec>, CurrentSpecError> {
         let stored = self
-            .state
+            .configs
+            .snapshot()
             .connector_config(name)
             .cloned()
-            .ok_or_else(|| format!("Connector {name} has no configuration"))?;
+            .ok_or_else(|| CurrentSpecError::NoConfiguration(name.to_owned()))?;
         if let Some((config, spec)) = self.specs.get(name) {
             if *config == stored {
                 return Ok(spec.clone());
@@ -197,7 +213,7 @@ impl DistributedHerder {
     /// Starts connector `name`'s instance here; stores the task configurations it plans when
     /// they differ from the stored ones.
     async fn start_connector_here(&mut self, name: &str) {
-        let Some(stored) = self.state.connector_config(name).cloned() else {
+        let Some(stored) = self.configs.snapshot().connector_config(name).cloned() else {
             return;
         };
         // Marked as running (also when it fails) so a failure is not retried in a loop; a
@@ -205,7 +221,7 @@ impl DistributedHerder {
         self.running_connectors.insert(name.to_owned(), stored);
         let spec = match self.current_spec(name) {
             Ok(spec) => spec,
-            Err(e) => return self.fail_connector(name, e),
+            Err(e) => return self.fail_connector(name, e.to_string()),
         };
         let planned = match self.core.worker.start_connector_instance(&spec).await {
             Ok(planned) => planned,
@@ -222,9 +238,10 @@ impl DistributedHerder {
     /// The connector configuration that `name`'s task configurations were planned from (its
     /// current one when no complete commit recorded any).
     fn applied_config(&self, name: &str) -> Option<&ConfigProps> {
-        self.state
+        self.configs
+            .snapshot()
             .applied_connector_config(name)
-            .or_else(|| self.state.connector_config(name))
+            .or_else(|| self.configs.snapshot().connector_config(name))
     }
 
     /// Starts task `id` of connector `name` here with the connector's current configuration
@@ -236,12 +253,17 @@ impl DistributedHerder {
         let spec = match self.current_spec(name) {
             Ok(spec) => spec,
             Err(e) => {
-                self.task_failures.insert((name.to_owned(), id), e);
+                self.task_failures
+                    .insert((name.to_owned(), id), e.to_string());
                 return;
             }
         };
-        let members = self.state.tasks(name).len();
-        let generation = self.state.task_config_generation(name).unwrap_or(0);
+        let members = self.configs.snapshot().tasks(name).len();
+        let generation = self
+            .configs
+            .snapshot()
+            .task_config_generation(name)
+            .unwrap_or(0);
         match self
             .core
             .worker
@@ -265,14 +287,15 @@ impl DistributedHerder {
         let entry = self.core.entry(name)?;
         Ok(self
             .core
-            .connector_info(name, entry, self.state.tasks(name)))
+            .connector_info(name, entry, self.configs.snapshot().tasks(name)))
     }
 
     /// A connector's stored task configurations, masked.
     pub(super) fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
         self.core.entry(name)?;
         Ok(self
-            .state
+            .configs
+            .snapshot()
             .task_configs(name)
             .into_iter()
             .map(|(task, p)| {
@@ -294,14 +317,14 @@ impl DistributedHerder {
         only_failed: bool,
     ) -> Result<Option<ConnectorStateInfo>, HerderError> {
         self.require_leader()?;
-        if !self.state.contains(name) {
+        if !self.configs.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
         }
         let status = self
             .status(name)
             .map_err(|_| HerderError::NotFound(format!("Unknown connector: {name}")))?;
         let mut reply = status.clone();
-        if self.state.target_state(name) == TargetState::Started {
+        if self.configs.snapshot().target_state(name) == TargetState::Started {
             if !only_failed || status.connector.state == "FAILED" {
                 reply.connector.state = "RESTARTING".to_owned();
             }
@@ -323,10 +346,10 @@ impl DistributedHerder {
 
     /// Applies the restart requests read from the config topic to what runs here.
     pub(super) async fn drain_restart_requests(&mut self) {
-        let requests = self.state.drain_restart_requests();
+        let requests = self.configs.take_restart_requests();
         for request in requests {
             let name = request.connector;
-            if self.state.target_state(&name) != TargetState::Started {
+            if self.configs.snapshot().target_state(&name) != TargetState::Started {
                 continue;
             }
             if self.assignment.connectors.contains(&name) {
@@ -380,10 +403,10 @@ impl DistributedHerder {
     /// POST `/connectors/{c}/tasks/{t}/restart`: restarted by its owner; another worker sends
     /// the request to the owner (from the task's status) or to the leader.
     pub(super) async fn restart_task(&mut self, name: &str, task: u32) -> Result<(), HerderError> {
-        if !self.state.contains(name) {
+        if !self.configs.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
         }
-        if !self.state.tasks(name).contains(&task) {
+        if !self.configs.snapshot().tasks(name).contains(&task) {
             return Err(HerderError::NotFound(format!(
                 "Task {name}-{task} not found"
             )));
@@ -420,7 +443,7 @@ impl DistributedHerder {
         auto_stop: bool,
     ) -> Result<String, HerderError> {
         self.require_leader()?;
-        if auto_stop && self.state.target_state(name) != TargetState::Stopped {
+        if auto_stop && self.configs.snapshot().target_state(name) != TargetState::Stopped {
             return Err(HerderError::BadRequest(format!(
                 "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
             )));

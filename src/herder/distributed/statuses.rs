@@ -10,7 +10,7 @@ use tracing::debug;
 use super::herder::DistributedHerder;
 use crate::herder::{ConnectorStateInfo, HerderError, StateInfo, TargetState, TaskStateInfo};
 use crate::storage::internal::{ComponentState, Status, StatusRecord};
-use crate::storage::TopicStatusStore;
+use crate::storage::StatusStore;
 use crate::worker::{Activity, TaskReport};
 
 /// A status key: the connector, and the task id for a task.
@@ -46,7 +46,7 @@ fn unassigned(worker_id: &str, generation: i32) -> Status {
 
 /// Writes UNASSIGNED for everything in `published` (a worker stopping) and forgets it.
 pub async fn unassign_all(
-    statuses: &TopicStatusStore,
+    statuses: &dyn StatusStore,
     published: &mut Published,
     worker_id: &str,
     generation: i32,
@@ -80,14 +80,17 @@ impl DistributedHerder {
             let Ok(id) = u32::try_from(task.task) else {
                 continue;
             };
-            let (configured, reports) = tasks
-                .entry(name.as_str())
-                .or_insert_with(|| (self.state.tasks(name), self.core.worker.task_reports(name)));
+            let (configured, reports) = tasks.entry(name.as_str()).or_insert_with(|| {
+                (
+                    self.configs.snapshot().tasks(name),
+                    self.core.worker.task_reports(name),
+                )
+            });
             if !configured.contains(&id) {
                 continue;
             }
             let key = (name.clone(), Some(id));
-            let state = match self.state.target_state(name) {
+            let state = match self.configs.snapshot().target_state(name) {
                 TargetState::Stopped => continue,
                 TargetState::Paused => (ComponentState::Paused, None),
                 TargetState::Started => {
@@ -162,10 +165,10 @@ impl DistributedHerder {
             if now.contains_key(key) {
                 continue;
             }
-            let configured = self.state.contains(&key.0)
+            let configured = self.configs.snapshot().contains(&key.0)
                 && key
                     .1
-                    .is_none_or(|task| self.state.tasks(&key.0).contains(&task));
+                    .is_none_or(|task| self.configs.snapshot().tasks(&key.0).contains(&task));
             if configured {
                 let status = unassigned(&self.core.worker_id, self.generation);
                 writes.push((record(key, Some(status)), true));
@@ -204,8 +207,8 @@ impl DistributedHerder {
         }
         let mut stale = Vec::new();
         for name in self.statuses.connectors() {
-            let configured: Vec<u32> = if self.state.contains(&name) {
-                self.state.tasks(&name)
+            let configured: Vec<u32> = if self.configs.snapshot().contains(&name) {
+                self.configs.snapshot().tasks(&name)
             } else {
                 stale.push((name.clone(), None));
                 Vec::new()

@@ -21,12 +21,12 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, info, warn};
 
 use super::herder::DistributedHerder;
+use super::internal_client;
 use crate::herder::{ConnectorType, FenceOrigin, HerderError, HerderHandle, InternalSignature};
-use crate::rest::internal_client;
 use crate::storage::internal::ConfigRecord;
 use crate::topics::ClientSpec;
 use crate::worker::exactly_once::transactional_id;
-use crate::worker::zombie_fencing::{fence_producers, FencingRefused, TaskFencing};
+use crate::worker::zombie_fencing::{fence_producers, FencingError, FencingRefused, TaskFencing};
 
 /// A reply to a fencing request.
 type Reply = oneshot::Sender<Result<(), HerderError>>;
@@ -46,8 +46,8 @@ pub(super) struct ActiveFencing {
 #[derive(Debug)]
 pub(super) struct Fencings {
     active: BTreeMap<String, ActiveFencing>,
-    done_tx: mpsc::UnboundedSender<(String, Result<(), String>)>,
-    pub(super) done_rx: mpsc::UnboundedReceiver<(String, Result<(), String>)>,
+    done_tx: mpsc::UnboundedSender<(String, Result<(), FencingError>)>,
+    pub(super) done_rx: mpsc::UnboundedReceiver<(String, Result<(), FencingError>)>,
 }
 
 impl Default for Fencings {
@@ -147,7 +147,7 @@ impl DistributedHerder {
     /// `Some((ids to fence, count to record))` when a round of fencing is needed; otherwise
     /// writes the task-count record when one is due and answers `None`.
     async fn decide_fencing(&mut self, name: &str) -> Result<Option<(u32, u32)>, HerderError> {
-        if !self.state.contains(name) {
+        if !self.configs.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Connector {name} not found")));
         }
         let is_source = self
@@ -165,9 +165,9 @@ impl DistributedHerder {
                 "Failed to read to end of config topic before performing zombie fencing: {e}"
             ))
         })?;
-        let count = self.state.task_count(name);
-        let record = self.state.task_count_record(name);
-        if !self.state.pending_fencing(name) {
+        let count = self.configs.snapshot().task_count(name);
+        let record = self.configs.snapshot().task_count_record(name);
+        if !self.configs.snapshot().pending_fencing(name) {
             debug!(connector = %name, "No zombie fencing needed: every older task generation was fenced out.");
             return Ok(None);
         }
@@ -206,9 +206,10 @@ impl DistributedHerder {
         let spec = match self.current_spec(name) {
             Ok(spec) => spec,
             Err(e) => {
-                let _ = reply.send(Err(HerderError::Internal(format!(
-                    "Failed to perform zombie fencing: {e}"
-                ))));
+                let _ = reply.send(Err(HerderError::failed(
+                    "Failed to perform zombie fencing",
+                    e,
+                )));
                 return;
             }
         };
@@ -233,16 +234,14 @@ impl DistributedHerder {
         let done = self.fencings.done_tx.clone();
         let connector = name.to_owned();
         tokio::spawn(async move {
-            let outcome = fence_producers(topics, &client, ids)
-                .await
-                .map_err(|e| e.to_string());
+            let outcome = fence_producers(topics, &client, ids).await;
             let _ = done.send((connector, outcome));
         });
         self.fencings.active.insert(
             name.to_owned(),
             ActiveFencing {
                 to_record,
-                generation: self.state.task_config_generation(name),
+                generation: self.configs.snapshot().task_config_generation(name),
                 waiters: vec![reply],
             },
         );
@@ -250,19 +249,15 @@ impl DistributedHerder {
 
     /// A round ended: unless new task configurations were committed meanwhile, writes the
     /// task-count record; answers everyone waiting.
-    pub(super) async fn fencing_done(&mut self, name: String, outcome: Result<(), String>) {
+    pub(super) async fn fencing_done(&mut self, name: String, outcome: Result<(), FencingError>) {
         let Some(active) = self.fencings.active.remove(&name) else {
             return;
         };
         let answer = match outcome {
-            Err(e) => Err(HerderError::Internal(format!(
-                "Failed to perform zombie fencing: {e}"
-            ))),
+            Err(e) => Err(HerderError::failed("Failed to perform zombie fencing", e)),
             Ok(()) => match self.read_configs().await {
-                Err(e) => Err(HerderError::Internal(format!(
-                    "Failed to read to end of config topic: {e}"
-                ))),
-                Ok(()) if self.state.task_config_generation(&name) != active.generation => {
+                Err(e) => Err(HerderError::failed("Failed to read to end of config topic", e)),
+                Ok(()) if self.configs.snapshot().task_config_generation(&name) != active.generation => {
                     Err(HerderError::Conflict(
                         "Fencing failed because new task configurations were generated for the connector"
                             .to_owned(),
@@ -290,10 +285,10 @@ impl DistributedHerder {
         task: u32,
         generation: u32,
     ) -> Result<(), HerderError> {
-        self.read_configs().await.map_err(|e| {
-            HerderError::Internal(format!("Failed to read to end of config topic: {e}"))
-        })?;
-        if self.state.task_config_generation(name) != Some(generation) {
+        self.read_configs()
+            .await
+            .map_err(|e| HerderError::failed("Failed to read to end of config topic", e))?;
+        if self.configs.snapshot().task_config_generation(name) != Some(generation) {
             return Err(HerderError::Internal(format!(
                 "Cannot start source task {name}-{task} with exactly-once support as the connector has already generated a new set of task configs"
             )));

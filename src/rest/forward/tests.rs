@@ -14,9 +14,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{CONFLICTING_OPERATION, NO_LEADER_URL};
+use crate::herder::distributed::client::{ClientResponse, RestClient};
 use crate::herder::{HerderError, HerderHandle, Request as HerderRequest};
 use crate::plugins::PluginRegistry;
-use crate::rest::client::{ClientResponse, RestClient};
 use crate::rest::{serve, AppState, WorkerInfo};
 
 /// A herder that says every request must be served by the worker at `target`.

@@ -4,25 +4,13 @@
 //! `ssl.client.auth` (`none`, `requested`, `required`). TLS 1.2 and 1.3, as Kafka's default
 //! `ssl.enabled.protocols` (which may narrow them to one).
 
-use connect_api::ConfigMap;
 use openssl::ssl::{SslAcceptor, SslMethod, SslVerifyMode, SslVersion};
 use openssl::x509::store::X509StoreBuilder;
 
 use super::SetupError;
 use crate::config::WorkerConfig;
 
-/// Prefix of the https listeners' own TLS keys.
-pub const HTTPS_PREFIX: &str = "listeners.https.";
-
-/// The TLS keys of https listeners (prefix removed) and the prefix they were given with.
-pub fn https_settings(worker: &WorkerConfig) -> (ConfigMap, &'static str) {
-    let prefixed = worker.originals_with_prefix(HTTPS_PREFIX);
-    if prefixed.is_empty() {
-        (worker.originals().clone(), "")
-    } else {
-        (prefixed, HTTPS_PREFIX)
-    }
-}
+pub use crate::tls::{https_settings, HTTPS_PREFIX};
 
 /// The acceptor for https listeners of `worker`.
 ///

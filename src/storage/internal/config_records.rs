@@ -25,7 +25,7 @@ use connect_api::{Schema, SchemaBuilder, SchemaRef, SchemaType, Value};
 
 use super::json::{self, java_parse_int, java_split_dash, type_name, Obj};
 use super::RecordError;
-use crate::herder::TargetState;
+use crate::storage::TargetState;
 
 /// Key prefix of connector configurations.
 pub const CONNECTOR_PREFIX: &str = "connector-";

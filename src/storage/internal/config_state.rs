@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::config_records::{ConfigProps, ConfigRecord, SessionKey};
 use super::RecordError;
-use crate::herder::TargetState;
+use crate::storage::TargetState;
 
 /// A restart request read from the config topic (KIP-745).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,9 +9,7 @@ use axum::http::Method;
 use connect_api::ConfigMap;
 
 use super::client::{ClientError, RestClient, USER_AGENT};
-use crate::herder::distributed::request_signature::{
-    signature_headers, MacAlgorithm, SigningError, SigningKey,
-};
+use super::request_signature::{signature_headers, MacAlgorithm, SigningError, SigningKey};
 
 /// Why an internal request failed.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +50,7 @@ pub fn task_configs_url(base: &str, connector: &str) -> String {
     format!(
         "{}{}/tasks",
         base.trim_end_matches('/'),
-        super::connectors::location(connector)
+        connector_path(connector)
     )
 }
 
@@ -94,7 +92,7 @@ pub async fn fence_zombies(
     let url = format!(
         "{}{}/fence",
         leader_url.trim_end_matches('/'),
-        super::connectors::location(connector)
+        connector_path(connector)
     );
     send_json(client, Method::PUT, url, Vec::new(), key).await
 }
@@ -115,7 +113,7 @@ pub async fn put_connector_config(
     let url = format!(
         "{}{}/config",
         worker_url.trim_end_matches('/'),
-        super::connectors::location(connector)
+        connector_path(connector)
     );
     send_json(client, Method::PUT, url, body, None).await
 }
@@ -164,5 +162,16 @@ async fn send_json(
     })
 }
 
-#[cfg(test)]
-mod tests;
+/// `/connectors/<name>` with the name percent-encoded as one path segment.
+pub fn connector_path(name: &str) -> String {
+    let mut out = String::from("/connectors/");
+    for b in name.bytes() {
+        let keep = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b);
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

@@ -7,11 +7,13 @@ use connect_api::ConfigMap;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{put_task_configs, task_configs_url, ForwardError};
+use crate::herder::distributed::client::RestClient;
+use crate::herder::distributed::internal_client::{
+    put_task_configs, task_configs_url, ForwardError,
+};
 use crate::herder::distributed::request_signature::{MacAlgorithm, SigningKey};
 use crate::herder::{HerderError, HerderHandle, InternalSignature, Request};
 use crate::plugins::PluginRegistry;
-use crate::rest::client::RestClient;
 use crate::rest::{serve, AppState, WorkerInfo};
 
 type Written = Arc<Mutex<Vec<(String, Vec<ConfigMap>, Vec<u8>)>>>;

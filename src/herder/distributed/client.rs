@@ -22,6 +22,10 @@ use tokio::net::TcpStream;
 
 use crate::config::WorkerConfig;
 
+/// How long one exchange may take by default, as Kafka Connect's
+/// `DEFAULT_REST_REQUEST_TIMEOUT_MS` (90 s); REST waits as long for the herder.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(90);
+
 /// The user agent Kafka Connect's client sends.
 pub const USER_AGENT: &str = "kafka-connect";
 
@@ -45,12 +49,13 @@ pub enum ClientError {
         source: std::io::Error,
     },
     /// The TLS settings are unusable or the TLS handshake failed.
-    #[error("TLS with {url} failed: {reason}")]
+    #[error("TLS with {url} failed: {source}")]
     Tls {
         /// The URL.
         url: String,
         /// Why.
-        reason: String,
+        #[source]
+        source: TlsFailure,
     },
     /// The HTTP exchange failed.
     #[error("HTTP exchange with {url} failed: {source}")]
@@ -68,6 +73,20 @@ pub enum ClientError {
         /// The timeout.
         timeout: Duration,
     },
+}
+
+/// Why TLS with another worker failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsFailure {
+    /// The keystore or truststore of the https settings could not be loaded.
+    #[error(transparent)]
+    Settings(#[from] crate::tls::TlsError),
+    /// OpenSSL refused the settings.
+    #[error(transparent)]
+    OpenSsl(#[from] openssl::error::ErrorStack),
+    /// The handshake failed.
+    #[error(transparent)]
+    Handshake(#[from] openssl::ssl::Error),
 }
 
 /// An HTTP answer, its body read completely.
@@ -108,22 +127,22 @@ impl std::fmt::Debug for RestClient {
 
 impl Default for RestClient {
     /// A client without TLS settings (https targets verified against the system's CAs) and
-    /// [`super::error::REQUEST_TIMEOUT`].
+    /// [`REQUEST_TIMEOUT`].
     fn default() -> Self {
         Self {
             tls: Arc::default(),
-            timeout: super::error::REQUEST_TIMEOUT,
+            timeout: REQUEST_TIMEOUT,
         }
     }
 }
 
 impl RestClient {
-    /// The client of `worker`: TLS as its https listeners, [`super::error::REQUEST_TIMEOUT`].
+    /// The client of `worker`: TLS as its https listeners, [`REQUEST_TIMEOUT`].
     pub fn new(worker: &WorkerConfig) -> Self {
-        let (ssl, prefix) = super::security::tls::https_settings(worker);
+        let (ssl, prefix) = crate::tls::https_settings(worker);
         Self {
             tls: Arc::new(TlsSettings { ssl, prefix }),
-            timeout: super::error::REQUEST_TIMEOUT,
+            timeout: REQUEST_TIMEOUT,
         }
     }
 
@@ -132,7 +151,7 @@ impl RestClient {
     pub fn with_tls_settings(ssl: ConfigMap, prefix: &'static str) -> Self {
         Self {
             tls: Arc::new(TlsSettings { ssl, prefix }),
-            timeout: super::error::REQUEST_TIMEOUT,
+            timeout: REQUEST_TIMEOUT,
         }
     }
 
@@ -223,9 +242,9 @@ impl RestClient {
             let tls = self
                 .tls_connect(&host, tcp)
                 .await
-                .map_err(|reason| ClientError::Tls {
+                .map_err(|source| ClientError::Tls {
                     url: url.to_owned(),
-                    reason,
+                    source,
                 })?;
             exchange_on(tls, request).await.map_err(http)
         } else {
@@ -234,28 +253,21 @@ impl RestClient {
     }
 
     /// The TLS connector of the https settings.
-    fn connector(&self) -> Result<SslConnector, String> {
+    fn connector(&self) -> Result<SslConnector, TlsFailure> {
         let TlsSettings { ssl, prefix } = &*self.tls;
-        let openssl = |e: openssl::error::ErrorStack| e.to_string();
-        let mut builder = SslConnector::builder(SslMethod::tls_client()).map_err(openssl)?;
-        builder
-            .set_min_proto_version(Some(SslVersion::TLS1_2))
-            .map_err(openssl)?;
-        if let Some(material) = crate::tls::load_keystore(ssl, prefix).map_err(|e| e.to_string())? {
-            builder.set_private_key(&material.key).map_err(openssl)?;
-            builder
-                .set_certificate(&material.certificate)
-                .map_err(openssl)?;
+        let mut builder = SslConnector::builder(SslMethod::tls_client())?;
+        builder.set_min_proto_version(Some(SslVersion::TLS1_2))?;
+        if let Some(material) = crate::tls::load_keystore(ssl, prefix)? {
+            builder.set_private_key(&material.key)?;
+            builder.set_certificate(&material.certificate)?;
             for cert in &material.chain {
-                builder
-                    .add_extra_chain_cert(cert.clone())
-                    .map_err(openssl)?;
+                builder.add_extra_chain_cert(cert.clone())?;
             }
         }
-        if let Some(certs) = crate::tls::load_truststore(ssl, prefix).map_err(|e| e.to_string())? {
-            let mut store = X509StoreBuilder::new().map_err(openssl)?;
+        if let Some(certs) = crate::tls::load_truststore(ssl, prefix)? {
+            let mut store = X509StoreBuilder::new()?;
             for cert in certs {
-                store.add_cert(cert).map_err(openssl)?;
+                store.add_cert(cert)?;
             }
             builder.set_cert_store(store.build());
         }
@@ -266,7 +278,7 @@ impl RestClient {
         &self,
         host: &str,
         tcp: TcpStream,
-    ) -> Result<tokio_openssl::SslStream<TcpStream>, String> {
+    ) -> Result<tokio_openssl::SslStream<TcpStream>, TlsFailure> {
         let connector = self.connector()?;
         // Kafka's default `https` checks the host name; an empty value turns the check off.
         let verify_host = self
@@ -275,16 +287,11 @@ impl RestClient {
             .get("ssl.endpoint.identification.algorithm")
             .is_none_or(|a| !a.trim().is_empty());
         let ssl = connector
-            .configure()
-            .map_err(|e| e.to_string())?
+            .configure()?
             .verify_hostname(verify_host)
-            .into_ssl(host)
-            .map_err(|e| e.to_string())?;
-        let mut stream = tokio_openssl::SslStream::new(ssl, tcp).map_err(|e| e.to_string())?;
-        Pin::new(&mut stream)
-            .connect()
-            .await
-            .map_err(|e| e.to_string())?;
+            .into_ssl(host)?;
+        let mut stream = tokio_openssl::SslStream::new(ssl, tcp)?;
+        Pin::new(&mut stream).connect().await?;
         Ok(stream)
     }
 }
