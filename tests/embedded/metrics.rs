@@ -290,9 +290,15 @@ fn counters_grow_during_a_copy_and_end_equal_to_the_lines_copied() {
             "kafka_connect_sink_task_metrics_sink_record_send_total",
             "dst",
         );
+        // The source counts a record written when its acknowledgement reaches the task, which
+        // may come after the sink has already read it: the end is when both counted them all.
+        let acked = s.task(
+            "kafka_connect_source_task_metrics_source_record_write_total",
+            "src",
+        );
         scrapes.push(s);
         if sent as usize >= written {
-            if written == TOTAL && line_count(&output) == TOTAL {
+            if written == TOTAL && line_count(&output) == TOTAL && acked as usize == TOTAL {
                 break;
             }
             if written < TOTAL {
