@@ -4,7 +4,7 @@
 //! connector info and status, task configurations, secret masking, topic tracking, offsets
 //! (read, alter, reset), restarts and target-state changes applied to the local worker.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use connect_api::ConfigMap;
@@ -43,8 +43,6 @@ pub struct HerderCore {
     /// `host:port` of this worker's REST listener (Kafka Connect's `worker_id`).
     pub(crate) worker_id: String,
     pub(crate) connectors: BTreeMap<String, Entry>,
-    /// Topics each connector has used, kept across restarts of its tasks (KIP-558).
-    pub(crate) topics: BTreeMap<String, BTreeSet<String>>,
 }
 
 pub(crate) fn connector_type(spec: &ConnectorSpec) -> ConnectorType {
@@ -88,7 +86,6 @@ impl HerderCore {
             plugins,
             worker_id,
             connectors: BTreeMap::new(),
-            topics: BTreeMap::new(),
         }
     }
 
@@ -156,7 +153,6 @@ impl HerderCore {
             Some(_) => {
                 self.worker.stop_connector(name).await;
                 self.worker.take_topics(name);
-                self.topics.remove(name);
                 info!(connector = %name, "Connector deleted.");
                 Ok(())
             }
@@ -338,24 +334,6 @@ impl HerderCore {
             ));
         }
         Ok(())
-    }
-
-    /// The topics connector `name` used, kept in memory (Kafka Connect's standalone
-    /// `MemoryStatusBackingStore`); with `reset`, forgets them.
-    pub(crate) fn connector_topics(
-        &mut self,
-        name: &str,
-        reset: bool,
-    ) -> Result<Vec<String>, HerderError> {
-        self.check_topic_tracking(reset)?;
-        let used = self.worker.take_topics(name);
-        let known = self.topics.entry(name.to_owned()).or_default();
-        if reset {
-            known.clear();
-        } else {
-            known.extend(used);
-        }
-        Ok(known.iter().cloned().collect())
     }
 
     pub(crate) fn entry(&self, name: &str) -> Result<&Entry, HerderError> {

@@ -155,14 +155,13 @@ pub(crate) trait Herder: Send {
             .await
     }
 
-    /// The topics a connector has used; with `reset`, forgets them.
+    /// The topics a connector has used (KIP-558, from the mode's status store); with
+    /// `reset`, forgets them.
     async fn connector_topics(
         &mut self,
         name: &str,
         reset: bool,
-    ) -> Result<Vec<String>, HerderError> {
-        self.core_mut().connector_topics(name, reset)
-    }
+    ) -> Result<Vec<String>, HerderError>;
 
     /// Sets the worker's connector and task metrics from what runs here.
     fn refresh_metrics(&mut self) {

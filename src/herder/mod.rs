@@ -14,6 +14,7 @@ pub mod offsets;
 mod reconfigure_tests;
 pub mod spec;
 pub mod standalone;
+mod topic_tracking;
 pub mod validate;
 
 use connect_api::ConfigMap;

@@ -13,6 +13,7 @@ use tracing::{debug, info, warn};
 
 use super::core::{connector_type, Entry, HerderCore};
 use super::dispatch::{dispatch, Herder};
+use super::topic_tracking;
 use super::{
     ConnectorInfo, FenceOrigin, HerderError, HerderHandle, InternalSignature, Request, TargetState,
 };
@@ -22,7 +23,7 @@ use crate::storage::config_store::{config_map, props};
 use crate::storage::configs_file::ConfigsFile;
 use crate::storage::internal::config_state::{connector_config_records, connector_removal_records};
 use crate::storage::internal::ConfigRecord;
-use crate::storage::{ConfigStore, FileConfigStore, MemoryConfigStore};
+use crate::storage::{ConfigStore, FileConfigStore, MemoryConfigStore, MemoryStatusStore};
 use crate::worker::{ConnectorSpec, StopReport, Worker};
 
 /// Kafka Connect's refusal of `POST /connectors/{c}/tasks` by a standalone worker.
@@ -40,6 +41,9 @@ pub struct StandaloneHerder {
     /// In memory, or the configurations file (`config.storage.file.filename`: REST-created
     /// connectors survive restarts).
     configs: Box<dyn ConfigStore>,
+    /// Statuses kept in memory (Kafka Connect's `MemoryStatusBackingStore`): the topics each
+    /// connector used (KIP-558), kept across restarts of its tasks.
+    statuses: MemoryStatusStore,
 }
 
 impl StandaloneHerder {
@@ -55,6 +59,7 @@ impl StandaloneHerder {
                 Some(path) => Box::new(FileConfigStore::new(ConfigsFile::new(&path))),
                 None => Box::new(MemoryConfigStore::new()),
             },
+            statuses: MemoryStatusStore::new(),
             core: HerderCore::new(worker, worker_config, plugins, worker_id),
         }
     }
@@ -197,8 +202,26 @@ impl Herder for StandaloneHerder {
 
     async fn delete_connector(&mut self, name: &str) -> Result<(), HerderError> {
         let result = self.core.delete(name).await;
+        if result.is_ok() {
+            topic_tracking::reset(&self.statuses, name).await;
+        }
         self.persist().await;
         result
+    }
+
+    async fn connector_topics(
+        &mut self,
+        name: &str,
+        reset: bool,
+    ) -> Result<Vec<String>, HerderError> {
+        self.core.check_topic_tracking(reset)?;
+        let used = self.core.worker.take_used_topics();
+        let known = &self.core.connectors;
+        topic_tracking::record_used(&self.statuses, used, |c| known.contains_key(c)).await;
+        if reset {
+            topic_tracking::reset(&self.statuses, name).await;
+        }
+        Ok(topic_tracking::recorded(&self.statuses, name))
     }
 
     async fn set_target_state(

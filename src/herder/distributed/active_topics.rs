@@ -9,18 +9,8 @@
 //! tick and before answering, so a record is written within a tick of the first use (its
 //! `discoverTimestamp` is the time it is written).
 
-use tracing::debug;
-
 use super::herder::DistributedHerder;
-use crate::herder::HerderError;
-use crate::storage::internal::{StatusRecord, TopicStatus};
-
-/// Now, in epoch milliseconds.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+use crate::herder::{topic_tracking, HerderError};
 
 impl DistributedHerder {
     /// Writes the topics this worker's tasks used that have no record yet (Kafka Connect's
@@ -31,46 +21,14 @@ impl DistributedHerder {
         if !self.core.worker_config.topic_tracking_enable() {
             return;
         }
-        let now = now_ms();
-        for (connector, topics) in used {
-            if !self.configs.snapshot().contains(&connector) {
-                continue;
-            }
-            for (topic, task) in topics {
-                if self.statuses.has_topic(&connector, &topic) {
-                    continue;
-                }
-                debug!(connector = %connector, topic = %topic, task, "Recording an active topic.");
-                let status = TopicStatus {
-                    topic: topic.clone(),
-                    connector: connector.clone(),
-                    task: i32::try_from(task).unwrap_or(i32::MAX),
-                    discover_timestamp: now,
-                };
-                self.statuses
-                    .put(StatusRecord::Topic {
-                        topic,
-                        connector: connector.clone(),
-                        status: Some(status),
-                    })
-                    .await;
-            }
-        }
+        let snapshot = self.configs.snapshot();
+        topic_tracking::record_used(self.statuses.as_ref(), used, |c| snapshot.contains(c)).await;
     }
 
     /// Writes a tombstone for every topic connector `name` has a record of (Kafka Connect's
     /// `resetConnectorActiveTopics`).
     pub(super) async fn reset_topics(&mut self, name: &str) {
-        for status in self.statuses.topics(name) {
-            debug!(connector = %name, topic = %status.topic, "Resetting an active topic.");
-            self.statuses
-                .put(StatusRecord::Topic {
-                    topic: status.topic,
-                    connector: name.to_owned(),
-                    status: None,
-                })
-                .await;
-        }
+        topic_tracking::reset(self.statuses.as_ref(), name).await;
     }
 
     /// `GET /connectors/{c}/topics` (the topics of the records read, by name) and, with
@@ -89,11 +47,6 @@ impl DistributedHerder {
             self.reset_topics(name).await;
             return Ok(Vec::new());
         }
-        Ok(self
-            .statuses
-            .topics(name)
-            .into_iter()
-            .map(|t| t.topic)
-            .collect())
+        Ok(topic_tracking::recorded(self.statuses.as_ref(), name))
     }
 }
