@@ -217,13 +217,17 @@ fn sigterm_stops_gracefully_with_a_final_offset_flush() {
         port.is_some()
     });
     let client = support::http::Client::local(port.unwrap_or_else(|| unreachable!()));
-    wait_for("the sink to read every line", Duration::from_secs(30), || {
-        client.get("/metrics").body.lines().any(|l| {
-            l.starts_with("kafka_connect_sink_task_metrics_sink_record_read_total{")
-                && l.contains("connector=\"dst\"")
-                && l.ends_with(" 10000")
-        })
-    });
+    wait_for(
+        "the sink to read every line",
+        Duration::from_secs(30),
+        || {
+            client.get("/metrics").body.lines().any(|l| {
+                l.starts_with("kafka_connect_sink_task_metrics_sink_record_read_total{")
+                    && l.contains("connector=\"dst\"")
+                    && l.ends_with(" 10000")
+            })
+        },
+    );
     let status = terminate(&mut child, Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}");
     assert_eq!(
