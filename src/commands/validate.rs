@@ -21,8 +21,8 @@ use crate::herder::spec::connector_warnings;
 use crate::herder::validate::{validate_config, ConfigInfos, ValidateError};
 use crate::plugins::PluginRegistry;
 
-/// The key naming the connector plugin.
-const CONNECTOR_CLASS: &str = "connector.class";
+// The key naming the connector plugin.
+use crate::config::CONNECTOR_CLASS_CONFIG as CONNECTOR_CLASS;
 
 /// The outcome of one connector file.
 enum Outcome {

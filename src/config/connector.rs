@@ -50,6 +50,9 @@ const COMMON: &str = "Common";
 const ERRORS: &str = "Error Handling";
 const EXACTLY_ONCE: &str = "Exactly Once Support";
 
+/// The key naming a connector's plugin (Kafka's `ConnectorConfig.CONNECTOR_CLASS_CONFIG`).
+pub const CONNECTOR_CLASS_CONFIG: &str = "connector.class";
+
 /// `connector.plugin.version`: the connector plugin version to use (KIP-891); its default is
 /// the version of the connector plugin, filled in by the REST layer.
 pub const CONNECTOR_VERSION: &str = "connector.plugin.version";
@@ -99,7 +102,7 @@ pub fn common_connector_def() -> ConfigDef {
         )
         .define(
             key(
-                "connector.class",
+                CONNECTOR_CLASS_CONFIG,
                 Str,
                 Def::Required,
                 High,
@@ -734,7 +737,9 @@ impl ConnectorConfig {
 
     /// `connector.class` as given (class name or alias).
     pub fn connector_class(&self) -> &str {
-        self.values.string("connector.class").unwrap_or_default()
+        self.values
+            .string(CONNECTOR_CLASS_CONFIG)
+            .unwrap_or_default()
     }
 
     /// `tasks.max` (at least 1).

@@ -19,7 +19,7 @@ mod worker_def;
 pub use self::connector::{
     common_connector_def, connector_def, plugin_version_key, sink_connector_def,
     source_connector_def, validate as validate_connector, ConnectorConfig, ConnectorKind,
-    ErrorTolerance, CONNECTOR_VERSION, SOURCE_DLQ_KEYS,
+    ErrorTolerance, CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION, SOURCE_DLQ_KEYS,
 };
 pub use self::error::{format_problems, log_warnings, ConfigError, ConfigProblem, ConfigWarning};
 pub use self::json::{parse_json, InitialState, JsonConfig};

@@ -15,7 +15,7 @@ use super::entities::{
 };
 use super::spec::{connector_spec, SpecError};
 use super::{HerderError, TargetState};
-use crate::config::{RawConfig, WorkerConfig};
+use crate::config::{RawConfig, WorkerConfig, CONNECTOR_CLASS_CONFIG};
 use crate::plugins::{ConnectorPlugin, PluginRegistry};
 use crate::worker::connector_events::ConnectorEvent;
 use crate::worker::{Activity, ConnectorSpec, Worker};
@@ -23,15 +23,36 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 mod offsets;
 
+/// The spec of a connector's configuration, or why it cannot be built (a stored configuration
+/// that does not validate here, a plugin this worker lacks).
+pub(crate) type KeptSpec = Result<Arc<ConnectorSpec>, Arc<SpecError>>;
+
 /// What the herder knows of one connector.
 pub(crate) struct Entry {
+    /// The configuration as submitted (placeholders not resolved); REST shows it masked.
     pub(crate) config: ConfigMap,
+    /// The spec built from `config` when it was accepted, read from the store or last started.
+    pub(crate) spec: KeptSpec,
     pub(crate) connector_type: ConnectorType,
     /// Why the connector failed to start, if it did.
     pub(crate) failure: Option<String>,
     pub(crate) target: TargetState,
     /// Task ids while paused (the task list is kept, as in Kafka Connect).
     pub(crate) paused_tasks: Vec<u32>,
+}
+
+impl Entry {
+    /// The connector's plugin: the kept spec's; for a configuration that makes no spec, the
+    /// plugin its `connector.class` names, if this worker has it.
+    pub(crate) fn plugin(&self, plugins: &PluginRegistry) -> Option<ConnectorPlugin> {
+        match &self.spec {
+            Ok(spec) => Some(spec.plugin.clone()),
+            Err(_) => self
+                .config
+                .get(CONNECTOR_CLASS_CONFIG)
+                .and_then(|c| plugins.connector(c).ok()),
+        }
+    }
 }
 
 /// The state and actions both herders share.
@@ -161,23 +182,36 @@ impl HerderCore {
     }
 
     /// Starts connector `name` from its stored configuration, recording a start failure.
+    ///
+    /// The spec is built anew, as Kafka Connect transforms the configuration at each start:
+    /// config-provider placeholders resolve to their values of now (a rotated secret). The
+    /// entry keeps the new spec.
     pub(crate) async fn start_stored(&mut self, name: &str) {
         let Some(config) = self.connectors.get(name).map(|e| e.config.clone()) else {
             return;
         };
-        let raw = RawConfig::from_pairs(format!("the configuration of connector {name}"), config);
-        let failure = match connector_spec(&raw, &self.worker_config, &self.plugins) {
+        let spec = self.build_spec(name, config);
+        let failure = match &spec {
             Ok(spec) => self
                 .worker
-                .start_connector(spec)
+                .start_connector(spec.clone())
                 .await
                 .err()
                 .map(|e| e.to_string()),
             Err(e) => Some(e.to_string()),
         };
         if let Some(entry) = self.connectors.get_mut(name) {
+            entry.spec = spec;
             entry.failure = failure;
         }
+    }
+
+    /// The spec of connector `name`'s configuration `config` (placeholders resolved now).
+    pub(crate) fn build_spec(&self, name: &str, config: ConfigMap) -> KeptSpec {
+        let raw = RawConfig::from_pairs(format!("the configuration of connector {name}"), config);
+        connector_spec(&raw, &self.worker_config, &self.plugins)
+            .map(Arc::new)
+            .map_err(Arc::new)
     }
 
     pub(crate) async fn set_target(
@@ -276,8 +310,19 @@ impl HerderCore {
     /// not the secret.
     pub(crate) fn masked(&self, config: &ConfigMap) -> ConfigMap {
         let plugin = config
-            .get("connector.class")
+            .get(CONNECTOR_CLASS_CONFIG)
             .and_then(|c| self.plugins.connector(c).ok());
+        Self::masked_with(plugin, config)
+    }
+
+    /// Connector `entry`'s configuration as submitted, masked as [`Self::masked`] does with
+    /// the entry's plugin.
+    pub(crate) fn masked_config(&self, entry: &Entry) -> ConfigMap {
+        Self::masked_with(entry.plugin(&self.plugins), &entry.config)
+    }
+
+    /// `config` masked with the secret keys of `plugin` (of the framework alone without one).
+    fn masked_with(plugin: Option<ConnectorPlugin>, config: &ConfigMap) -> ConfigMap {
         let kind = match plugin {
             Some(ConnectorPlugin::Sink(_)) => crate::config::ConnectorKind::Sink,
             _ => crate::config::ConnectorKind::Source,
@@ -360,7 +405,7 @@ impl HerderCore {
     pub(crate) fn connector_info(&self, name: &str, entry: &Entry, ids: Vec<u32>) -> ConnectorInfo {
         ConnectorInfo {
             name: name.to_owned(),
-            config: self.masked(&entry.config),
+            config: self.masked_config(entry),
             tasks: ids
                 .into_iter()
                 .map(|task| TaskId {
@@ -372,12 +417,11 @@ impl HerderCore {
         }
     }
 
-    /// The version of the connector plugin named by `entry`'s `connector.class` (connector and
-    /// tasks report the plugin's version, as Kafka Connect 4.x); `None` when the plugin is
-    /// unknown or has no version.
+    /// The version of `entry`'s connector plugin (connector and tasks report the plugin's
+    /// version, as Kafka Connect 4.x); `None` when the plugin is unknown or has no version.
     pub(crate) fn plugin_version(&self, entry: &Entry) -> Option<String> {
-        let class = entry.config.get("connector.class")?;
-        let version = self.plugins.connector(class).ok()?.desc().version;
+        let plugin = entry.plugin(&self.plugins)?;
+        let version = plugin.desc().version;
         (version != "undefined").then(|| version.to_owned())
     }
 
@@ -417,7 +461,7 @@ impl HerderCore {
             }
             .to_owned(),
             class: entry
-                .and_then(|e| e.config.get("connector.class").cloned())
+                .and_then(|e| e.config.get(CONNECTOR_CLASS_CONFIG).cloned())
                 .unwrap_or_default(),
             version: entry
                 .and_then(|e| self.plugin_version(e))
@@ -509,14 +553,17 @@ impl HerderCore {
             format!("the configuration of connector {name}"),
             config.clone(),
         );
-        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
-            .map_err(|e| invalid_config(&e))?;
+        let spec = Arc::new(
+            connector_spec(&raw, &self.worker_config, &self.plugins)
+                .map_err(|e| invalid_config(&e))?,
+        );
         if !exists && initial != TargetState::Started {
             self.connectors.insert(
                 name.clone(),
                 Entry {
                     config,
                     connector_type: connector_type(&spec),
+                    spec: Ok(spec),
                     failure: None,
                     target: initial,
                     paused_tasks: Vec::new(),
@@ -534,6 +581,7 @@ impl HerderCore {
             // when it is resumed.
             if let Some(entry) = self.connectors.get_mut(&name) {
                 entry.config = config;
+                entry.spec = Ok(spec);
             }
             return Ok((false, self.info(&name)?));
         }
@@ -541,7 +589,7 @@ impl HerderCore {
             self.worker.stop_connector(&name).await;
         }
         let connector_type = connector_type(&spec);
-        let failure = match self.worker.start_connector(spec).await {
+        let failure = match self.worker.start_connector(spec.clone()).await {
             Ok(()) => None,
             Err(e) => {
                 warn!(connector = %name, error = %e, "Connector failed to start.");
@@ -552,6 +600,7 @@ impl HerderCore {
             name.clone(),
             Entry {
                 config,
+                spec: Ok(spec),
                 connector_type,
                 failure,
                 target: TargetState::Started,

@@ -103,7 +103,7 @@ pub(crate) trait Herder: Send {
     /// A connector's configuration, secrets masked.
     fn connector_config(&self, name: &str) -> Result<ConfigMap, HerderError> {
         let core = self.core();
-        core.entry(name).map(|e| core.masked(&e.config))
+        core.entry(name).map(|e| core.masked_config(e))
     }
 
     /// A connector's configuration as submitted.

@@ -100,7 +100,7 @@ pub fn connector_spec(
 /// `connector.class` names no connector only the duplicate keys are given: without the
 /// plugin's keys every plugin key would look unknown.
 pub fn connector_warnings(raw: &RawConfig, plugins: &PluginRegistry) -> Vec<config::ConfigWarning> {
-    let class = raw.get("connector.class").unwrap_or_default();
+    let class = raw.get(config::CONNECTOR_CLASS_CONFIG).unwrap_or_default();
     let Ok(plugin) = plugins.connector(class) else {
         return raw.duplicate_warnings().to_vec();
     };
@@ -123,7 +123,10 @@ fn resolved_spec(
     plugins: &PluginRegistry,
 ) -> Result<ConnectorSpec, SpecError> {
     let file = raw.source();
-    let class = raw.get("connector.class").unwrap_or_default().to_owned();
+    let class = raw
+        .get(config::CONNECTOR_CLASS_CONFIG)
+        .unwrap_or_default()
+        .to_owned();
     let plugin = if class.is_empty() {
         None
     } else {

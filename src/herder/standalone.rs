@@ -73,9 +73,11 @@ impl StandaloneHerder {
         spec: ConnectorSpec,
     ) -> Result<(), crate::worker::ConnectorStartError> {
         let name = spec.name.clone();
+        let spec = Arc::new(spec);
         let entry = Entry {
             config: spec.raw_props.clone(),
             connector_type: connector_type(&spec),
+            spec: Ok(spec.clone()),
             failure: None,
             target: TargetState::Started,
             paused_tasks: Vec::new(),

@@ -182,9 +182,9 @@ impl Worker {
     /// When the connector or a converter cannot be created or started.
     pub async fn start_connector(
         &mut self,
-        spec: ConnectorSpec,
+        spec: impl Into<Arc<ConnectorSpec>>,
     ) -> Result<(), ConnectorStartError> {
-        let spec = Arc::new(spec);
+        let spec = spec.into();
         let task_configs = self.start_connector_instance(&spec).await?;
         let members = task_configs.len();
         for (i, config) in task_configs.into_iter().enumerate() {

@@ -86,7 +86,10 @@ pub fn connectors(
         let Some(raw) = check.raw.as_ref().filter(|_| check.is_valid()) else {
             continue;
         };
-        if let Ok(plugin) = plugins.connector(raw.get("connector.class").unwrap_or_default()) {
+        if let Ok(plugin) = plugins.connector(
+            raw.get(crate::config::CONNECTOR_CLASS_CONFIG)
+                .unwrap_or_default(),
+        ) {
             valid.push(ConnectorFile {
                 path: check.file.clone(),
                 raw: raw.clone(),

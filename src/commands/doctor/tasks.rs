@@ -22,7 +22,9 @@ const CHECK: &str = "tasks-max";
 pub async fn check(connector: &ConnectorFile, worker: &WorkerConfig) -> Vec<Finding> {
     let raw = &connector.raw;
     let line = raw.line("tasks.max");
-    let class = raw.get("connector.class").unwrap_or_default();
+    let class = raw
+        .get(crate::config::CONNECTOR_CLASS_CONFIG)
+        .unwrap_or_default();
     let note = |why: String| {
         vec![Finding::new(
             Severity::Note,

@@ -4,9 +4,7 @@
 use std::sync::Arc;
 
 use super::HerderCore;
-use crate::config::RawConfig;
 use crate::herder::entities::ConnectorType;
-use crate::herder::spec::connector_spec;
 use crate::herder::{HerderError, TargetState};
 use crate::plugins::ConnectorPlugin;
 
@@ -27,15 +25,17 @@ enum OffsetsChange {
 }
 
 impl HerderCore {
-    /// The consumer group of sink connector `name` (from its configuration).
+    /// The spec kept for connector `name`.
+    fn kept_spec(&self, name: &str) -> Result<Arc<crate::worker::ConnectorSpec>, HerderError> {
+        self.entry(name)?
+            .spec
+            .clone()
+            .map_err(HerderError::unexpected)
+    }
+
+    /// The consumer group of sink connector `name` (from its kept spec).
     pub(crate) fn sink_group(&self, name: &str) -> Result<String, HerderError> {
-        let entry = self.entry(name)?;
-        let raw = RawConfig::from_pairs(
-            format!("the configuration of connector {name}"),
-            entry.config.clone(),
-        );
-        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
-            .map_err(HerderError::unexpected)?;
+        let spec = self.kept_spec(name)?;
         Ok(spec
             .consumer_overrides
             .get("group.id")
@@ -81,13 +81,7 @@ impl HerderCore {
         // Check the request before stopping anything: its shape, then the connector's own
         // checks (Kafka Connect's `alterOffsets`, on an instance that is not started, with the
         // resolved configuration; a reset passes every known partition with a null offset).
-        let entry = self.entry(name)?;
-        let raw = RawConfig::from_pairs(
-            format!("the configuration of connector {name}"),
-            entry.config.clone(),
-        );
-        let spec = connector_spec(&raw, &self.worker_config, &self.plugins)
-            .map_err(HerderError::unexpected)?;
+        let spec = self.kept_spec(name)?;
         let refused = |e: connect_api::ConnectError| {
             HerderError::Internal(spec.redactor.redact(&e.to_string()).into_owned())
         };

@@ -118,7 +118,9 @@ pub struct DistributedHerder {
     pub(super) running_tasks: BTreeMap<(String, u32), (ConfigProps, ConfigProps)>,
     /// Why tasks assigned here could not start.
     pub(super) task_failures: BTreeMap<(String, u32), String>,
-    /// The specs tasks are built from, with the connector configuration each was built from.
+    /// The specs of the connectors' configurations (built once: when this worker accepted the
+    /// configuration or read it), with the configuration each was built from; the entries and
+    /// the tasks use them.
     pub(super) specs: BTreeMap<String, (ConfigProps, Arc<ConnectorSpec>)>,
     /// What this worker last published to the status topic.
     pub(super) published: super::statuses::Published,

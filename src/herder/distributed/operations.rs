@@ -3,6 +3,7 @@
 //! other workers to the config topic and acts on them once read back; the other answers come
 //! from what this worker read and runs.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -104,8 +105,11 @@ impl DistributedHerder {
             format!("the configuration of connector {name}"),
             config.clone(),
         );
-        connector_spec(&raw, &self.core.worker_config, &self.core.plugins)
+        let spec = connector_spec(&raw, &self.core.worker_config, &self.core.plugins)
             .map_err(|e| invalid_config(&e))?;
+        // Kept for the entry and the tasks when the record is read back (built once).
+        self.specs
+            .insert(name.clone(), (props(&config), Arc::new(spec)));
         let target = (!exists && initial != TargetState::Started).then_some(initial);
         self.write(connector_config_records(&name, props(&config), target))
             .await?;

@@ -68,10 +68,10 @@ impl DistributedHerder {
         let names: BTreeSet<String> = self.configs.snapshot().connectors().into_iter().collect();
         self.core.connectors.retain(|n, _| names.contains(n));
         for name in names {
-            let Some(stored) = self.configs.snapshot().connector_config(&name) else {
+            let Some(stored) = self.configs.snapshot().connector_config(&name).cloned() else {
                 continue;
             };
-            let config = config_map(stored);
+            let config = config_map(&stored);
             let target = self.configs.snapshot().target_state(&name);
             let paused_tasks = self.configs.snapshot().tasks(&name);
             let known = self
@@ -80,13 +80,15 @@ impl DistributedHerder {
                 .get(&name)
                 .is_some_and(|e| e.config == config);
             if !known {
-                let kind = self
-                    .spec(&name, &config)
-                    .map_or(ConnectorType::Unknown, |s| connector_type(&s));
+                let spec = self.stored_spec(&name, &stored);
+                let kind = spec
+                    .as_ref()
+                    .map_or(ConnectorType::Unknown, |s| connector_type(s));
                 self.core.connectors.insert(
                     name.clone(),
                     Entry {
                         config,
+                        spec,
                         connector_type: kind,
                         failure: None,
                         target,
@@ -180,6 +182,20 @@ impl DistributedHerder {
                 .desired_tasks()
                 .keys()
                 .all(|k| self.running_tasks.contains_key(k) || self.task_failures.contains_key(k))
+    }
+
+    /// The spec of `name`'s stored configuration `stored`: the one built when this worker
+    /// accepted it, else built now (and kept for its tasks).
+    fn stored_spec(&mut self, name: &str, stored: &ConfigProps) -> crate::herder::core::KeptSpec {
+        if let Some((config, spec)) = self.specs.get(name) {
+            if config == stored {
+                return Ok(spec.clone());
+            }
+        }
+        let spec = Arc::new(self.spec(name, &config_map(stored)).map_err(Arc::new)?);
+        self.specs
+            .insert(name.to_owned(), (stored.clone(), spec.clone()));
+        Ok(spec)
     }
 
     /// The spec of `name`'s current configuration (built once per configuration).

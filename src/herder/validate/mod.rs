@@ -32,8 +32,8 @@ use crate::config::{
 use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
 use crate::worker::transform_spec::TransformChainSpec;
 
-/// The key that names the connector plugin in a connector configuration.
-const CONNECTOR_CLASS: &str = "connector.class";
+// The key that names the connector plugin in a connector configuration.
+use crate::config::CONNECTOR_CLASS_CONFIG as CONNECTOR_CLASS;
 
 /// Error added to a key whose value is JSON `null` (Kafka's `addNullValuedErrors`).
 const NULL_VALUE_ERROR: &str = "Null value can not be supplied as the configuration value.";
