@@ -81,7 +81,11 @@ impl HerderCore {
         // Check the request before stopping anything: its shape, then the connector's own
         // checks (Kafka Connect's `alterOffsets`, on an instance that is not started, with the
         // resolved configuration; a reset passes every known partition with a null offset).
-        let spec = self.kept_spec(name)?;
+        // Resolved now, as at a start: a secret changed while the connector was stopped counts.
+        let config = self.entry(name)?.config.clone();
+        let spec = self
+            .build_spec(name, config)
+            .map_err(HerderError::unexpected)?;
         let refused = |e: connect_api::ConnectError| {
             HerderError::Internal(spec.redactor.redact(&e.to_string()).into_owned())
         };
