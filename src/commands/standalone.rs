@@ -178,20 +178,17 @@ pub(crate) async fn serve_until_stopped(
         exit_when_idle,
         quiet,
     } = running;
-    let rest_listeners = rest_server.addresses();
+    rest_server.log_addresses();
     let rest_stop = CancellationToken::new();
     let rest = tokio::spawn(rest_server.serve(
-        crate::rest::router(AppState {
+        AppState {
             herder: handle.clone(),
             plugins,
             worker: Arc::new(WorkerInfo::new(&worker_config, cluster_id)),
             metrics,
-        }),
+        },
         rest_stop.clone(),
     ));
-    for (scheme, addr) in rest_listeners {
-        info!("REST API listening on {scheme}://{addr}");
-    }
     let progress = ProgressDisplay::start(
         board.clone(),
         handle.clone(),

@@ -255,6 +255,18 @@ pub fn common_worker_def() -> ConfigDef {
             Low,
             "Listeners for the admin endpoints; unset = main listeners, empty = disabled.",
         ))
+        .define(
+            key(
+                "rest.idle.timeout.ms",
+                Long,
+                Def::Value("30000"),
+                Low,
+                "connect-rs: how long a REST connection may wait for the client (a request's \
+                 head or body, an idle keep-alive connection, an unread answer) before it is \
+                 closed; Jetty's idle timeout in Kafka Connect, 30 s.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
         .define(key(
             "response.http.headers.config",
             Str,

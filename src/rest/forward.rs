@@ -59,9 +59,20 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     }
 }
 
-/// The request body could not be read: over [`MAX_REQUEST_BODY_BYTES`] 413, else 400.
+/// The request body could not be read: over [`MAX_REQUEST_BODY_BYTES`] 413, not in time
+/// ([`BodyTimeout`](super::connections::BodyTimeout)) 408, else 400.
 fn body_error(e: axum::Error) -> RestError {
     let inner = e.into_inner();
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*inner);
+    while let Some(e) = cause {
+        if let Some(timeout) = e.downcast_ref::<super::connections::BodyTimeout>() {
+            return RestError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("Failed to read the request body: {timeout}"),
+            );
+        }
+        cause = e.source();
+    }
     if inner
         .downcast_ref::<http_body_util::LengthLimitError>()
         .is_some()

@@ -14,6 +14,7 @@
 //! distributed herder's [`client`](crate::herder::distributed::client) (which also sends the
 //! herder's own signed requests, [`internal_client`](crate::herder::distributed::internal_client)).
 
+pub mod connections;
 pub mod connectors;
 pub mod error;
 pub mod forward;
@@ -31,6 +32,8 @@ pub mod topics;
 pub mod validate;
 
 #[cfg(test)]
+mod connection_tests;
+#[cfg(test)]
 mod internal_client_tests;
 #[cfg(test)]
 mod tests;
@@ -44,7 +47,7 @@ use crate::herder::HerderHandle;
 use crate::plugins::PluginRegistry;
 
 pub use error::RestError;
-pub use listeners::{parse_listener, Listener, RestServer};
+pub use listeners::{parse_listener, AdminEndpoints, Listener, RestServer};
 
 /// The largest request body accepted (2 MiB; larger ones get 413 with Kafka's error body).
 /// Kafka Connect sets no limit; a connector configuration above this could not be stored in a
@@ -97,20 +100,41 @@ impl WorkerInfo {
     }
 }
 
-/// The REST API's routes, with Kafka Connect's error body for unknown paths and methods.
+/// The REST API's routes, the admin endpoints included, with Kafka Connect's error body for
+/// unknown paths and methods.
 pub fn router(state: AppState) -> Router {
-    let forwarding = axum::middleware::from_fn_with_state(state.clone(), forward::layer);
-    Router::new()
+    api_router(state, true)
+}
+
+/// The routes of the main listeners: the whole API, with the admin endpoints (`/admin/loggers`)
+/// when `with_admin` (`admin.listeners` absent); without them their paths are unknown (404).
+pub fn api_router(state: AppState, with_admin: bool) -> Router {
+    let mut routes = Router::new()
         .merge(root::routes())
         .merge(connectors::routes())
         .merge(lifecycle::routes())
         .merge(offsets::routes())
         .merge(topics::routes())
         .merge(validate::routes())
-        .merge(loggers::routes())
         .merge(metrics::routes())
         .merge(openapi::routes())
-        .merge(plugins::routes())
+        .merge(plugins::routes());
+    if with_admin {
+        routes = routes.merge(loggers::routes());
+    }
+    finish(routes, state)
+}
+
+/// The routes of an `admin.listeners` listener: only the admin endpoints (Kafka Connect's
+/// `adminResources`, `LoggingResource`); every other path is unknown there (404).
+pub fn admin_router(state: AppState) -> Router {
+    finish(Router::new().merge(loggers::routes()), state)
+}
+
+/// `routes` with the fallbacks, the body limit and the forwarding layer.
+fn finish(routes: Router<AppState>, state: AppState) -> Router {
+    let forwarding = axum::middleware::from_fn_with_state(state.clone(), forward::layer);
+    routes
         .fallback(error::not_found)
         // After every route: it applies to the routes already added.
         .method_not_allowed_fallback(error::method_not_allowed)

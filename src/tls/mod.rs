@@ -46,10 +46,23 @@ pub const HTTPS_PREFIX: &str = "listeners.https.";
 /// all-or-nothing prefix), else the top-level `ssl.*`. The REST server's acceptor and the
 /// client one worker uses to reach another read the same keys.
 pub fn https_settings(worker: &crate::config::WorkerConfig) -> (ConfigMap, &'static str) {
-    let prefixed = worker.originals_with_prefix(HTTPS_PREFIX);
+    prefixed_https_settings(worker, HTTPS_PREFIX)
+}
+
+/// Prefix of the https admin listeners' own TLS keys (`admin.listeners`).
+pub const ADMIN_HTTPS_PREFIX: &str = "admin.listeners.https.";
+
+/// The TLS keys under `prefix` (prefix removed) when any is set, else the top-level keys, with
+/// the prefix they were given with (Kafka's `valuesWithPrefixAllOrNothing`): `listeners.https.`
+/// for the https listeners, `admin.listeners.https.` for the https admin listeners.
+pub fn prefixed_https_settings(
+    worker: &crate::config::WorkerConfig,
+    prefix: &'static str,
+) -> (ConfigMap, &'static str) {
+    let prefixed = worker.originals_with_prefix(prefix);
     if prefixed.is_empty() {
         (worker.originals().clone(), "")
     } else {
-        (prefixed, HTTPS_PREFIX)
+        (prefixed, prefix)
     }
 }

@@ -300,3 +300,128 @@ fn log_levels_are_read_and_changed_at_run_time() {
     );
     drop(run);
 }
+
+/// The port of `REST admin endpoints listening on http://127.0.0.1:PORT` in a log.
+fn admin_port(log: &str) -> Option<u16> {
+    let marker = "REST admin endpoints listening on http://127.0.0.1:";
+    let at = log.find(marker)? + marker.len();
+    let digits: String = log[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Jersey's answer for a path no resource serves, which Kafka Connect gives for
+/// `/admin/loggers` where its admin resources are not registered.
+fn unknown_path() -> Value {
+    error(404, "HTTP 404 Not Found")
+}
+
+/// The admin endpoints answer on `c` as Kafka Connect's `LoggingResource`.
+#[track_caller]
+fn assert_admin_served(c: &Client) {
+    let all = c.get("/admin/loggers");
+    assert_eq!(all.status, 200, "{}", all.body);
+    assert_eq!(all.json()["root"]["level"], "INFO", "{}", all.body);
+    check(
+        &c.put("/admin/loggers/connect_rs.rest", &json!({"level": "DEBUG"})),
+        200,
+        &json!(["connect_rs.rest"]),
+    );
+    assert_eq!(
+        c.get("/admin/loggers/connect_rs.rest").json()["level"],
+        "DEBUG"
+    );
+    // Cluster scope (standalone: applied here) answers 204.
+    let r = c.put(
+        "/admin/loggers/connect_rs.rest?scope=cluster",
+        &json!({"level": "INFO"}),
+    );
+    assert_eq!(r.status, 204, "{}", r.body);
+    assert_eq!(
+        c.get("/admin/loggers/connect_rs.rest").json()["level"],
+        "INFO"
+    );
+}
+
+/// The admin endpoints are not there: every method is Jersey's 404 for an unknown path.
+#[track_caller]
+fn assert_admin_absent(c: &Client) {
+    check(&c.get("/admin/loggers"), 404, &unknown_path());
+    check(&c.get("/admin/loggers/root"), 404, &unknown_path());
+    check(
+        &c.put("/admin/loggers/root", &json!({"level": "DEBUG"})),
+        404,
+        &unknown_path(),
+    );
+    check(
+        &c.put(
+            "/admin/loggers/root?scope=cluster",
+            &json!({"level": "DEBUG"}),
+        ),
+        404,
+        &unknown_path(),
+    );
+}
+
+#[test]
+fn admin_listeners_absent_empty_or_set_place_the_admin_endpoints_as_kafka_connect() {
+    // Absent: the admin endpoints are on the main listener.
+    let w = Workdir::new();
+    let run = start(&w, &[&w.worker("")]);
+    assert_admin_served(&run.client);
+    assert!(admin_port(&w.log()).is_none(), "{}", w.log());
+    drop(run);
+
+    // Empty: disabled everywhere; the rest of the API is served.
+    let w = Workdir::new();
+    let run = start(&w, &[&w.worker("admin.listeners=")]);
+    assert_admin_absent(&run.client);
+    check(&run.client.get("/connectors"), 200, &json!([]));
+    assert!(
+        w.log().contains(
+            "REST admin endpoints (/admin/loggers) are disabled: admin.listeners is empty."
+        ),
+        "{}",
+        w.log()
+    );
+    drop(run);
+
+    // A listener: the admin endpoints only there, nothing else there.
+    let w = Workdir::new();
+    let run = start(&w, &[&w.worker("admin.listeners=http://127.0.0.1:0")]);
+    let port = admin_port(&w.log()).unwrap_or_else(|| panic!("no admin listener: {}", w.log()));
+    assert_ne!(port, run.port);
+    let admin = Client::local(port);
+    assert_admin_absent(&run.client);
+    check(&run.client.get("/connectors"), 200, &json!([]));
+    assert_admin_served(&admin);
+    check(&admin.get("/connectors"), 404, &unknown_path());
+    check(&admin.get("/"), 404, &unknown_path());
+    check(
+        &admin.post("/connectors", &json!({"name": "x", "config": {}})),
+        404,
+        &unknown_path(),
+    );
+    drop(run);
+}
+
+#[test]
+fn invalid_admin_listeners_stop_start_up_as_kafka_connect() {
+    let w = Workdir::new();
+    for (value, message) in [
+        (
+            "http://127.0.0.1:0,",
+            "Empty URL found when parsing admin.listeners list.",
+        ),
+        (
+            "ftp://127.0.0.1:0",
+            "Listener protocol must be either \"http\" or \"https\"",
+        ),
+        ("127.0.0.1:0", "admin.listeners entry 127.0.0.1:0"),
+    ] {
+        let worker = w.worker(&format!("admin.listeners={value}"));
+        let out = w.run_to_exit(&["standalone", &worker.display().to_string()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{value}: {err}");
+        assert!(err.contains(message), "{value}: {err}");
+    }
+}

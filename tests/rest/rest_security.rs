@@ -1,7 +1,8 @@
 //! The REST server's security, driving the real binary: https listeners (PKCS12 from
 //! `openssl`, truststores from `keytool`, JKS refused), client certificates, basic
 //! authentication from a JAAS file in `KAFKA_OPTS`, CORS, response header rules, the request
-//! size limit, and no secret in the trace log. Requests are made with `curl`.
+//! size limit, no secret in the trace log, admin listeners with their own TLS, and connections
+//! that idle or trickle. Requests are made with `curl` (raw sockets for the slow clients).
 
 use crate::support;
 
@@ -208,9 +209,19 @@ impl Worker {
 
     /// The port of `REST API listening on SCHEME://127.0.0.1:PORT`.
     fn port(&self, scheme: &str) -> u16 {
-        let marker = format!("REST API listening on {scheme}://127.0.0.1:");
+        self.port_after(&format!("REST API listening on {scheme}://127.0.0.1:"))
+    }
+
+    /// The port of `REST admin endpoints listening on SCHEME://HOST:PORT`.
+    fn admin_port(&self, scheme: &str, host: &str) -> u16 {
+        self.port_after(&format!(
+            "REST admin endpoints listening on {scheme}://{host}:"
+        ))
+    }
+
+    fn port_after(&self, marker: &str) -> u16 {
         let log = self.log();
-        let at = log.find(&marker).expect("listening line") + marker.len();
+        let at = log.find(marker).expect("listening line") + marker.len();
         log[at..]
             .chars()
             .take_while(char::is_ascii_digit)
@@ -649,4 +660,213 @@ fn invalid_header_rules_stop_start_up_naming_the_key() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn admin_listener_has_its_own_tls_and_no_rest_extension_as_kafka_connect() {
+    let w = Workdir::new();
+    let pki = Pki::new(&w);
+    let kafka_opts = basic_auth_files(&w);
+    // The top-level keystore is broken on purpose: an https admin listener uses only the
+    // admin.listeners.https. keys once one is set.
+    let extra = format!(
+        "listeners=http://127.0.0.1:0\nadmin.listeners=https://127.0.0.1:0\n\
+         rest.extension.classes={EXTENSION}\n\
+         ssl.keystore.location=/nonexistent/keystore.p12\nssl.keystore.password=unused-one\n\
+         {}admin.listeners.https.ssl.truststore.type=PKCS12\n\
+         admin.listeners.https.ssl.truststore.location={}\n\
+         admin.listeners.https.ssl.truststore.password={TRUST_PASSWORD}\n\
+         admin.listeners.https.ssl.client.auth=required\n",
+        pki.keystore("admin.listeners.https."),
+        pki.path("trust.p12")
+    );
+    let worker = start(&w, &extra, &[("KAFKA_OPTS", &kafka_opts)], &["http"]);
+    wait_for("the admin listener", support::rest::STARTUP, || {
+        worker
+            .log()
+            .contains("REST admin endpoints listening on https://")
+    });
+    let main = format!("http://127.0.0.1:{}", worker.port("http"));
+    let admin = format!(
+        "https://127.0.0.1:{}/admin/loggers",
+        worker.admin_port("https", "127.0.0.1")
+    );
+    // The main listener: basic auth, and no admin endpoints.
+    let (status, _, _) = reply(&curl(&[&format!("{main}/connectors")]));
+    assert_eq!(status, 401);
+    let user = format!("alice:{USER_PASSWORD}");
+    let (status, _, body) = reply(&curl(&["-u", &user, &format!("{main}/admin/loggers")]));
+    assert_eq!(
+        (status, body.as_str()),
+        (404, r#"{"error_code":404,"message":"HTTP 404 Not Found"}"#)
+    );
+    // The admin listener: its client certificate is required, basic auth is not asked for
+    // (Kafka Connect registers REST extensions on the main listeners only).
+    let out = curl(&["--cacert", &pki.path("ca.pem"), &admin]);
+    assert!(!out.status.success(), "served without a client certificate");
+    let client_cert = [
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--cert",
+        &pki.path("client.pem"),
+        "--key",
+        &pki.path("client.key"),
+    ];
+    let (status, _, body) = reply(&curl(&[&client_cert[..], &[admin.as_str()]].concat()));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"root\""), "{body}");
+    let (status, _, body) = reply(&curl(
+        &[
+            &client_cert[..],
+            &[
+                "-X",
+                "PUT",
+                "-H",
+                "Content-Type: application/json",
+                "-d",
+                r#"{"level":"DEBUG"}"#,
+                &format!("{admin}/connect_rs.rest"),
+            ],
+        ]
+        .concat(),
+    ));
+    assert_eq!((status, body.as_str()), (200, r#"["connect_rs.rest"]"#));
+    let log = worker.log();
+    assert!(
+        !log.contains("serves /admin/loggers without the basic authentication"),
+        "no warning for a loopback admin listener with client certificates: {log}"
+    );
+    assert_no_secret(&log, &[STORE_PASSWORD, TRUST_PASSWORD], "the trace log");
+}
+
+#[test]
+fn an_open_admin_listener_beside_basic_auth_is_warned_about() {
+    let w = Workdir::new();
+    let kafka_opts = basic_auth_files(&w);
+    let worker = start(
+        &w,
+        &format!(
+            "listeners=http://127.0.0.1:0\nadmin.listeners=http://0.0.0.0:0\n\
+             rest.extension.classes={EXTENSION}\n"
+        ),
+        &[("KAFKA_OPTS", &kafka_opts)],
+        &["http"],
+    );
+    wait_for("the admin listener", support::rest::STARTUP, || {
+        worker
+            .log()
+            .contains("REST admin endpoints listening on http://")
+    });
+    let port = worker.admin_port("http", "0.0.0.0");
+    let (status, _, body) = reply(&curl(&[&format!("http://127.0.0.1:{port}/admin/loggers")]));
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        worker.log().contains(
+            "admin.listeners entry http://0.0.0.0:0 serves /admin/loggers without the basic \
+             authentication of rest.extension.classes"
+        ),
+        "{}",
+        worker.log()
+    );
+}
+
+/// Reads from `s` until the server closes it; how long that took (fails after `limit`).
+fn closed_within(s: &mut std::net::TcpStream, limit: std::time::Duration) -> std::time::Duration {
+    use std::io::Read;
+    let start = std::time::Instant::now();
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut buf = [0u8; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return start.elapsed(),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return start.elapsed(),
+            Err(e) => panic!("the connection is still open after {limit:?} ({e})"),
+        }
+    }
+}
+
+#[test]
+fn silent_and_slow_loris_connections_are_closed_while_others_are_served() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let w = Workdir::new();
+    let worker = start(
+        &w,
+        "listeners=http://127.0.0.1:0\nrest.idle.timeout.ms=1000\n",
+        &[],
+        &["http"],
+    );
+    let port = worker.port("http");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut silent = std::net::TcpStream::connect(addr).unwrap();
+    // A header byte every 200 ms, never a whole head: closed at the timeout.
+    let loris = std::thread::spawn(move || {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let start = Instant::now();
+        let mut buf = [0u8; 256];
+        for b in b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "
+            .iter()
+            .chain([b'a'; 200].iter())
+        {
+            if s.write_all(&[*b]).is_err() {
+                return start.elapsed();
+            }
+            match s.read(&mut buf) {
+                Ok(0) => return start.elapsed(),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                    return start.elapsed()
+                }
+                _ => {}
+            }
+        }
+        panic!("the slow-loris connection was never closed");
+    });
+    // Others are served meanwhile.
+    let client = support::http::Client::local(port);
+    let r = client.get("/connectors");
+    assert_eq!((r.status, r.body.as_str()), (200, "[]"));
+    let silent_for = closed_within(&mut silent, Duration::from_secs(10));
+    assert!(silent_for < Duration::from_secs(3), "{silent_for:?}");
+    let loris_for = loris.join().unwrap();
+    assert!(loris_for < Duration::from_secs(4), "{loris_for:?}");
+
+    // An idle keep-alive connection is closed too.
+    let mut kept = std::net::TcpStream::connect(addr).unwrap();
+    kept.write_all(b"GET /connectors HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    kept.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    while !got.ends_with(b"[]") {
+        let n = kept.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before the answer");
+        got.extend_from_slice(&buf[..n]);
+    }
+    let idle_for = closed_within(&mut kept, Duration::from_secs(10));
+    assert!(idle_for < Duration::from_secs(3), "{idle_for:?}");
+
+    // A body that does not arrive: 408 with the error body.
+    let mut body = std::net::TcpStream::connect(addr).unwrap();
+    body.write_all(
+        b"POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"name\":",
+    )
+    .unwrap();
+    body.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut raw = Vec::new();
+    let _ = body.read_to_end(&mut raw);
+    let r = support::http::parse_response(&raw).expect("an answer");
+    assert_eq!(r.status, 408, "{}", r.body);
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"error_code": 408, "message":
+            "Failed to read the request body: the request body did not arrive within 1000 ms"})
+    );
+    let r = client.get("/connectors");
+    assert_eq!(r.status, 200);
 }

@@ -1,5 +1,5 @@
-//! The OpenSSL acceptor of `https://` listeners, from `listeners.https.ssl.*` when any such key
-//! is set (then only those, as Kafka's all-or-nothing prefix) else the top-level `ssl.*`:
+//! The OpenSSL acceptor of `https://` listeners, from `listeners.https.ssl.*` (admin listeners:
+//! `admin.listeners.https.ssl.*`) when any such key is set (then only those, as Kafka's all-or-nothing prefix) else the top-level `ssl.*`:
 //! the keystore, the truststore for client certificates (else the system's CAs) and
 //! `ssl.client.auth` (`none`, `requested`, `required`). TLS 1.2 and 1.3, as Kafka's default
 //! `ssl.enabled.protocols` (which may narrow them to one).
@@ -17,7 +17,24 @@ pub use crate::tls::{https_settings, HTTPS_PREFIX};
 /// # Errors
 /// No keystore, an unusable keystore or truststore, or an unknown `ssl.client.auth`.
 pub fn acceptor(worker: &WorkerConfig) -> Result<SslAcceptor, SetupError> {
-    let (ssl, prefix) = https_settings(worker);
+    acceptor_from(https_settings(worker))
+}
+
+/// The acceptor for https admin listeners of `worker`: `admin.listeners.https.ssl.*` when any
+/// such key is set (then only those), else the top-level `ssl.*`, as Kafka Connect.
+///
+/// # Errors
+/// As [`acceptor`].
+pub fn admin_acceptor(worker: &WorkerConfig) -> Result<SslAcceptor, SetupError> {
+    acceptor_from(crate::tls::prefixed_https_settings(
+        worker,
+        crate::tls::ADMIN_HTTPS_PREFIX,
+    ))
+}
+
+fn acceptor_from(
+    (ssl, prefix): (connect_api::ConfigMap, &'static str),
+) -> Result<SslAcceptor, SetupError> {
     let key = |k: &str| format!("{prefix}{k}");
     let material = crate::tls::load_keystore(&ssl, prefix)?.ok_or_else(|| {
         SetupError::invalid(
