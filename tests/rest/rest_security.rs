@@ -870,3 +870,71 @@ fn silent_and_slow_loris_connections_are_closed_while_others_are_served() {
     let r = client.get("/connectors");
     assert_eq!(r.status, 200);
 }
+
+#[test]
+fn connections_beyond_the_bound_wait_and_leave_the_log_its_files() {
+    use std::io::Write;
+    use std::time::Duration;
+    let w = Workdir::new();
+    let input = w.write("input.txt", "one\n");
+    let output = w.path("output.txt");
+    let worker_file = w.worker("offset.flush.interval.ms=100\nrest.idle.timeout.ms=120000");
+    let source = w.source("file-source", &input, "bounded");
+    let sink = w.sink("file-sink", &output, "bounded");
+    // 48 files: the REST listeners take at most a quarter (12 connections); the worker itself
+    // holds about 20 (log segments, the files, epoll, stdio).
+    let log = w.path("bounded.log");
+    let child = Command::new("sh")
+        .args(["-c", "ulimit -n 48 && exec \"$0\" \"$@\""])
+        .arg(support::binary())
+        .arg("standalone")
+        .args([&worker_file, &source, &sink])
+        .env_remove("RUST_LOG")
+        .current_dir(w.dir.path())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("spawn connect-rs");
+    let worker = Worker { child, log };
+    wait_for("the REST listener", support::rest::STARTUP, || {
+        worker.log().contains("REST API listening on http://")
+    });
+    let port = worker.port("http");
+    let client = support::http::Client::local(port);
+    wait_for("the first line copied", support::rest::STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "one\n"
+    });
+    // Far more idle connections than the worker has files left.
+    let idle: Vec<std::net::TcpStream> = (0..60)
+        .map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect"))
+        .collect();
+    // The log, the offsets file and the sink's output still get their files.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    f.write_all(b"two\nthree\n").unwrap();
+    wait_for("the new lines copied", support::rest::STARTUP, || {
+        std::fs::read_to_string(&output).unwrap_or_default() == "one\ntwo\nthree\n"
+    });
+    // A request beyond the bound waits for a free connection, and is served once some close.
+    let waiting = std::thread::spawn(move || client.get("/connectors?expand=status"));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!waiting.is_finished(), "served beyond the connection bound");
+    drop(idle);
+    let r = waiting.join().unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    let status = r.json();
+    for name in ["file-source", "file-sink"] {
+        assert_eq!(
+            status[name]["status"]["tasks"][0]["state"], "RUNNING",
+            "{status}"
+        );
+    }
+    let log = worker.log();
+    assert!(!log.contains("Too many open files"), "{log}");
+    assert!(
+        log.contains("The REST listeners have 12 connections open, their limit"),
+        "{log}"
+    );
+}
