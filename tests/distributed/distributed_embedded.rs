@@ -331,3 +331,46 @@ fn a_cluster_scope_logger_level_is_written_to_the_config_topic_and_applied() {
     assert_eq!(r.status, 404, "{}", r.body);
     stop(running);
 }
+
+/// With `admin.listeners`, a distributed worker serves `/admin/loggers` only on its admin
+/// listener, and a cluster-scope level set there is written to the config topic and applied as
+/// on the main listener (no forwarding to the leader is involved, as in Kafka Connect).
+#[test]
+fn a_cluster_scope_logger_level_is_set_on_the_admin_listener() {
+    const RUNTIME: &str = "org.apache.kafka.connect.runtime";
+    let w = Workdir::new();
+    let worker = w.worker(&format!(
+        "{DISTRIBUTED}\nadmin.listeners=http://127.0.0.1:0"
+    ));
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    let marker = "REST admin endpoints listening on http://127.0.0.1:";
+    let log = w.log();
+    let at = log.find(marker).unwrap_or_else(|| panic!("{log}")) + marker.len();
+    let port: u16 = log[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap();
+    let admin = support::http::Client::local(port);
+    let c = &running.client;
+    let path = format!("/admin/loggers/{RUNTIME}");
+    let unknown = json!({"error_code": 404, "message": "HTTP 404 Not Found"});
+    let r = c.put(&format!("{path}?scope=cluster"), &json!({"level": "debug"}));
+    assert_eq!((r.status, r.json()), (404, unknown.clone()));
+    assert_eq!(admin.get("/connectors").json(), unknown);
+    let r = admin.put(&format!("{path}?scope=cluster"), &json!({"level": "debug"}));
+    assert_eq!((r.status, r.body.as_str()), (204, ""));
+    wait_for("the level applied", Duration::from_secs(5), || {
+        let l = admin.get(&path);
+        l.status == 200 && l.json()["level"] == "DEBUG"
+    });
+    assert_eq!(c.get("/connectors").status, 200);
+    stop(running);
+    let configs = topic_lines(&w, &worker, "connect-configs");
+    assert_eq!(
+        values_of(&configs, &format!("logger-cluster-{RUNTIME}")),
+        [r#"{"level":"debug"}"#],
+        "{configs}"
+    );
+}
