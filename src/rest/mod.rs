@@ -6,7 +6,7 @@
 //!
 //! One resource per file: [`root`] (`/`, `/health`), [`connectors`] (`/connectors/...`),
 //! [`plugins`] (`/connector-plugins`), [`metrics`] (`/metrics`, Prometheus text); [`error`]
-//! holds the error body and extractors; [`redact`] masks resolved secrets in every answer.
+//! holds the error body and extractors; `redact` masks resolved secrets in every answer.
 //!
 //! Every worker serves the whole API: a request the herder says another worker must serve
 //! (writes on a follower, a task restart on a worker not running the task) is forwarded to it

@@ -8,7 +8,10 @@
 //! surrounding whitespace trimmed (a `${dir:..}` file keeps its trailing newline, a list or a
 //! name built from it does not), each of its lines, and Rust's `Debug` and JSON escapings of
 //! all of these (`"a\nb"` as `a\\nb`). Values and lines shorter than 3 characters are not
-//! searched for: replacing every `1` or `ab` would garble messages and hide nothing.
+//! searched for: replacing every `1` or `ab` would garble messages and hide nothing. Nor are
+//! numbers and booleans (`60000`, `true`): they are settings, not secrets, and replacing them
+//! would break the JSON of REST answers and the samples of `/metrics`. A value shorter than 8
+//! characters is replaced only as a whole word (not inside `Installed` for `all`).
 //!
 //! One Aho-Corasick automaton finds every form in one pass over the text; when no provider
 //! ever resolved a value, [`SecretSet::redact`] is a single atomic load.
@@ -22,6 +25,9 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 /// Values (and lines of values) shorter than this, trimmed, are not searched for in texts.
 pub const MIN_REDACTED_LEN: usize = 3;
+
+/// Values shorter than this are replaced only where they are not part of a longer word.
+const ANYWHERE_LEN: usize = 8;
 
 /// Resolved values, each with the placeholder shown in its place.
 #[derive(Debug, Default)]
@@ -38,7 +44,8 @@ pub struct SecretSet {
 #[derive(Debug)]
 struct Compiled {
     matcher: AhoCorasick,
-    replacements: Vec<String>,
+    /// Per pattern: what replaces it, and whether it must stand as a whole word.
+    replacements: Vec<(String, bool)>,
 }
 
 /// The process-wide set: every value any config provider resolved in this process (worker
@@ -71,7 +78,7 @@ impl SecretSet {
     /// Remembers that `placeholder` resolved to `value` (nothing when the value, trimmed, is
     /// shorter than [`MIN_REDACTED_LEN`], or already known).
     pub fn add(&self, value: &str, placeholder: &str) {
-        if value.trim().len() < MIN_REDACTED_LEN {
+        if !worth_hiding(value) {
             return;
         }
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
@@ -113,13 +120,14 @@ impl SecretSet {
     /// `text` with every form of every known value replaced by its placeholder (in the same
     /// escaping); borrowed when nothing is replaced.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let Some(c) = self.compiled() else {
-            return Cow::Borrowed(text);
-        };
-        if !c.changes(text.as_bytes()) {
-            return Cow::Borrowed(text);
+        match self.redact_bytes(text.as_bytes()) {
+            Cow::Borrowed(_) => Cow::Borrowed(text),
+            // Whole UTF-8 patterns replaced by UTF-8 text in UTF-8 text: always valid.
+            Cow::Owned(bytes) => Cow::Owned(
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
         }
-        Cow::Owned(c.matcher.replace_all(text, &c.replacements))
     }
 
     /// [`SecretSet::redact`] for bytes.
@@ -127,20 +135,48 @@ impl SecretSet {
         let Some(c) = self.compiled() else {
             return Cow::Borrowed(bytes);
         };
-        if !c.changes(bytes) {
-            return Cow::Borrowed(bytes);
+        let mut out: Option<Vec<u8>> = None;
+        let mut at = 0;
+        for m in c.matcher.find_iter(bytes) {
+            let (replacement, whole_word) = &c.replacements[m.pattern().as_usize()];
+            if replacement.as_bytes() == &bytes[m.range()]
+                || (*whole_word && !stands_alone(bytes, m.start(), m.end()))
+            {
+                continue;
+            }
+            let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 32));
+            out.extend_from_slice(&bytes[at..m.start()]);
+            out.extend_from_slice(replacement.as_bytes());
+            at = m.end();
         }
-        Cow::Owned(c.matcher.replace_all_bytes(bytes, &c.replacements))
+        match out {
+            None => Cow::Borrowed(bytes),
+            Some(mut out) => {
+                out.extend_from_slice(&bytes[at..]);
+                Cow::Owned(out)
+            }
+        }
     }
 }
 
-impl Compiled {
-    /// Whether replacing would change `bytes` (a placeholder alone matches itself).
-    fn changes(&self, bytes: &[u8]) -> bool {
-        self.matcher
-            .find_iter(bytes)
-            .any(|m| self.replacements[m.pattern().as_usize()].as_bytes() != &bytes[m.range()])
-    }
+/// Whether `bytes[start..end]` is not glued to a letter or digit on a side where it begins or
+/// ends with one.
+fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric();
+    let before_ok = start == 0 || !word(bytes[start]) || !word(bytes[start - 1]);
+    let after_ok = end == bytes.len() || !word(bytes[end - 1]) || !word(bytes[end]);
+    before_ok && after_ok
+}
+
+/// Whether `value` is worth searching for: [`MIN_REDACTED_LEN`] characters or more once
+/// trimmed, and not a number, a boolean or `null`.
+fn worth_hiding(value: &str) -> bool {
+    let v = value.trim();
+    v.len() >= MIN_REDACTED_LEN
+        && v.parse::<f64>().is_err()
+        && !["true", "false", "null"]
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w))
 }
 
 /// The automaton over every form of `entries`: leftmost-longest, so that the longest form at
@@ -150,22 +186,23 @@ fn compile(entries: &[(String, String)]) -> Option<Compiled> {
     let mut seen = HashSet::new();
     let mut patterns = Vec::new();
     let mut replacements = Vec::new();
-    let mut push = |pattern: String, replacement: String| {
+    let mut push = |pattern: String, replacement: String, whole_word: bool| {
         if seen.insert(pattern.clone()) {
             patterns.push(pattern);
-            replacements.push(replacement);
+            replacements.push((replacement, whole_word));
         }
     };
     for (_, placeholder) in entries {
         for form in escapings(placeholder) {
-            push(form.clone(), form);
+            push(form.clone(), form, false);
         }
     }
     for (value, placeholder) in entries {
         let shown = escapings(placeholder);
         for base in bases(value) {
+            let whole_word = base.len() < ANYWHERE_LEN;
             for (form, replacement) in escapings(base).into_iter().zip(shown.iter()) {
-                push(form, replacement.clone());
+                push(form, replacement.clone(), whole_word);
             }
         }
     }
@@ -186,7 +223,7 @@ fn bases(value: &str) -> Vec<&str> {
     if value.trim().contains(['\n', '\r']) {
         out.extend(value.lines().map(str::trim));
     }
-    out.retain(|b| b.len() >= MIN_REDACTED_LEN);
+    out.retain(|b| worth_hiding(b));
     out.dedup();
     out
 }
@@ -248,6 +285,26 @@ mod tests {
         assert!(matches!(s.redact("${env:abc} ab"), Cow::Borrowed(_)));
         s.add("abc", "${env:OTHER}");
         assert_eq!(s.entries().len(), 1, "a value is known once");
+    }
+
+    #[test]
+    fn numbers_and_booleans_are_settings_and_short_values_whole_words() {
+        let s = SecretSet::new();
+        for setting in ["60000", "1.5", " true\n", "NULL", "1e3"] {
+            s.add(setting, "${env:N}");
+        }
+        assert!(s.is_empty());
+        s.add("all", "${env:TOL}");
+        s.add("tok-1234567", "${env:T}");
+        assert_eq!(
+            s.redact("Installed all, all-in, x_all; xtok-1234567y"),
+            "Installed ${env:TOL}, ${env:TOL}-in, x_${env:TOL}; x${env:T}y"
+        );
+        let json = br#"{"offset":60000,"tolerance":"all"}"#;
+        assert_eq!(
+            s.redact_bytes(json).as_ref(),
+            br#"{"offset":60000,"tolerance":"${env:TOL}"}"#
+        );
     }
 
     #[test]
