@@ -71,7 +71,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !e.reported {
-                eprintln!("error: {}", commands::error_text::error_text(&e.error));
+                let text = commands::error_text::error_text(&e.error);
+                // The error may quote a value a config provider resolved: show its placeholder.
+                eprintln!(
+                    "error: {}",
+                    connect_rs::config::providers::secrets::redact(&text)
+                );
             }
             ExitCode::from(e.code)
         }

@@ -187,10 +187,12 @@ pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
     let checks = check_files(&args.connector_files, &worker, &plugins);
     // Output ends quietly when stdout is closed (e.g. piped into `head`), as `topics` does.
     let mut out = std::io::stdout().lock();
-    let _ = match args.format {
-        OutputFormat::Json => writeln!(out, "{}", json_document(&checks)),
-        OutputFormat::Text => write!(out, "{}", text_document(&checks)),
+    let shown = match args.format {
+        OutputFormat::Json => format!("{}\n", json_document(&checks)),
+        OutputFormat::Text => text_document(&checks),
     };
+    // Values the worker's config providers resolved are shown as their placeholders.
+    let _ = out.write_all(crate::config::providers::secrets::redact(&shown).as_bytes());
     if !checks.unreadable.is_empty() {
         return Err(startup(anyhow!(checks.unreadable.join("\n"))));
     }

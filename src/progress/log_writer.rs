@@ -1,5 +1,7 @@
 //! Log lines on stderr while live progress lines are drawn there: each line is printed above
 //! the bars (the bars are hidden, the line written, the bars redrawn), so logs stay plain lines.
+//! Every line is written with the values config providers resolved replaced by their
+//! placeholders ([`crate::config::providers::secrets`]), whatever logged it and at any level.
 
 use std::io::Write;
 use std::sync::{Mutex, PoisonError};
@@ -14,7 +16,8 @@ pub fn show_above(bars: Option<MultiProgress>) {
     *LIVE.lock().unwrap_or_else(PoisonError::into_inner) = bars;
 }
 
-/// A `tracing` writer to stderr that prints above the live progress lines.
+/// A `tracing` writer to stderr that prints above the live progress lines, resolved secrets
+/// masked.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StderrAboveProgress;
 
@@ -25,6 +28,8 @@ impl Write for StderrAboveProgress {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        let redacted = crate::config::providers::secrets::redact_bytes(buf);
+        let buf: &[u8] = &redacted;
         let bars = LIVE.lock().unwrap_or_else(PoisonError::into_inner).clone();
         match bars {
             Some(bars) => bars.suspend(|| std::io::stderr().write_all(buf)),

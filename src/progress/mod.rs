@@ -108,7 +108,8 @@ impl ProgressDisplay {
             }
         }
         if self.live && !summaries.is_empty() {
-            eprint!("{}", summary::table(&summaries));
+            let table = summary::table(&summaries);
+            eprint!("{}", crate::config::providers::secrets::redact(&table));
         }
         summaries
     }

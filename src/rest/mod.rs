@@ -6,7 +6,7 @@
 //!
 //! One resource per file: [`root`] (`/`, `/health`), [`connectors`] (`/connectors/...`),
 //! [`plugins`] (`/connector-plugins`), [`metrics`] (`/metrics`, Prometheus text); [`error`]
-//! holds the error body and extractors.
+//! holds the error body and extractors; `redact` masks resolved secrets in every answer.
 //!
 //! Every worker serves the whole API: a request the herder says another worker must serve
 //! (writes on a follower, a task restart on a worker not running the task) is forwarded to it
@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod offsets;
 pub mod openapi;
 pub mod plugins;
+mod redact;
 pub mod root;
 pub mod security;
 pub mod topics;
@@ -139,8 +140,10 @@ fn finish(routes: Router<AppState>, state: AppState) -> Router {
         // After every route: it applies to the routes already added.
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES))
-        // Outermost: it keeps the body to forward the request when the herder says so.
+        // It keeps the body to forward the request when the herder says so.
         .layer(forwarding)
+        // Outermost: no answer, forwarded ones included, shows a value a provider resolved.
+        .layer(axum::middleware::from_fn(redact::layer))
         .with_state(state)
 }
 

@@ -209,14 +209,16 @@ impl TaskActivity {
         });
     }
 
-    /// The task failed with `error`.
+    /// The task failed with `error` (kept with resolved secrets masked: it becomes the trace).
     pub fn failed(&self, error: String) {
+        let error = crate::config::providers::secrets::redact(&error).into_owned();
         *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
         self.set(|_| Activity::Failed);
     }
 
     /// The task failed with a retriable error (`error`) and will be started again.
     pub fn restarting(&self, error: String) {
+        let error = crate::config::providers::secrets::redact(&error).into_owned();
         *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
         self.set(|_| Activity::Restarting);
     }

@@ -8,7 +8,8 @@
 //! converted with the task's converters, or for a part that a converter refused, as the text
 //! of Kafka's `Values.convertToString`; the context headers then carry the record's topic (and
 //! partition, when the task set one) and its source partition and offset as JSON
-//! (`__connect.errors.source.partition`, `__connect.errors.source.offset`).
+//! (`__connect.errors.source.partition`, `__connect.errors.source.offset`). Context headers
+//! show the placeholder where a value a config provider resolved would appear.
 
 use std::sync::Arc;
 
@@ -111,7 +112,15 @@ impl DeadLetterQueue {
 
     /// The record to write for `failure` of `origin`.
     pub fn record(&self, failure: &Failure, origin: &Origin<'_>) -> ProducerRecord {
-        let text = |s: &str| Some(s.as_bytes().to_vec());
+        // Context headers never show a value a config provider resolved (a field name, a
+        // topic, a file path from a placeholder): the placeholder stands in its place.
+        let text = |s: &str| {
+            Some(
+                crate::config::providers::secrets::redact(s)
+                    .into_owned()
+                    .into_bytes(),
+            )
+        };
         let mut out = match origin {
             Origin::Consumed(r) => ProducerRecord {
                 topic: self.settings.topic.clone(),

@@ -448,3 +448,316 @@ fn unresolvable_placeholders_are_clear_errors_naming_key_and_placeholder() {
     assert!(status.success(), "{status}");
     assert_no_secret("the worker's log", &w.log());
 }
+
+/// A random token, so that a secret found in an output can only have come from the provider.
+fn random_token(prefix: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    format!("{prefix}{:016x}", h.finish())
+}
+
+/// Each line of `text` (named `what`) that shows one of `secrets`, into `leaks`.
+fn find_leaks(leaks: &mut Vec<String>, secrets: &[&str], what: &str, text: &str) {
+    for line in text.lines() {
+        if let Some(secret) = secrets.iter().find(|s| line.contains(**s)) {
+            leaks.push(format!("{what} shows {secret}: {line}"));
+        }
+    }
+}
+
+/// Issue 34 item 2: values resolved from `${file:..}`, `${dir:..}` and `${env:..}` — a
+/// `topics.regex` that is invalid, a topic name that is invalid, a topic that is created, a
+/// transform field name that makes records fail into a dead letter queue, a file path — appear
+/// in no REST answer (validate, create 400, status traces, configs, metrics), no log line at
+/// TRACE (errors.log included), no dead letter queue header and no `validate`/`doctor` output.
+/// `${dir:..}` values keep their trailing newline, which must not defeat the masking.
+#[test]
+fn resolved_secrets_appear_in_no_answer_log_header_or_cli_output() {
+    let w = Workdir::new();
+    let regex = random_token("Rgx");
+    let bad_topic = random_token("Btp");
+    let topic = random_token("Tpc");
+    let field = random_token("Fld");
+    let path_part = random_token("Pth");
+    std::fs::create_dir(w.path(&path_part)).unwrap();
+    // The file path a placeholder gives (the directory's name alone is no secret: a file
+    // watcher's trace of the work directory names it).
+    let out_file = w.path(&path_part).join("out.txt");
+    let out_path = out_file.display().to_string();
+    let all = [
+        regex.as_str(),
+        bad_topic.as_str(),
+        topic.as_str(),
+        field.as_str(),
+        out_path.as_str(),
+    ];
+    // Mounted secrets keep their trailing newline (as Kafka's DirectoryConfigProvider does).
+    w.write("mounted/regex", format!("{regex}-(\n"));
+    w.write("mounted/bad.topic", format!("bad topic {bad_topic}\n"));
+    w.write("mounted/field", format!("{field}\n"));
+    let props = w.write("secrets/app.properties", format!("topic.name={topic}\n"));
+    let input = w.write(
+        "input.json",
+        "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"field\":\"a\",\"type\":\"string\"}]},\"payload\":{\"a\":\"x\"}}\n"
+            .repeat(3),
+    );
+    let s = Secrets {
+        props: props.clone(),
+        mounted: w.path("mounted"),
+        env: vec![
+            ("CONNECT_TEST_OUT".into(), out_file.display().to_string()),
+            (
+                "CONNECT_TEST_DATA_DIR".into(),
+                w.path("data").display().to_string(),
+            ),
+        ],
+    };
+    let worker = worker(&w, &s, "offset.flush.interval.ms=100\n");
+    let mounted = s.mounted.display().to_string();
+    let props = props.display().to_string();
+    let source = w.write(
+        "source.properties",
+        format!(
+            "name=topic-source\nconnector.class=FileStreamSource\ntasks.max=1\n\
+             file={}\ntopic=${{file:{props}:topic.name}}\n",
+            input.display()
+        ),
+    );
+    let sink = w.write(
+        "sink.properties",
+        format!(
+            "name=dlq-sink\nconnector.class=FileStreamSink\ntasks.max=1\n\
+             topics=${{file:{props}:topic.name}}\nfile=${{env:CONNECT_TEST_OUT}}\n\
+             value.converter=org.apache.kafka.connect.json.JsonConverter\n\
+             value.converter.schemas.enable=true\n\
+             transforms=key\n\
+             transforms.key.type=org.apache.kafka.connect.transforms.ValueToKey\n\
+             transforms.key.fields=${{dir:{mounted}:field}}\n\
+             errors.tolerance=all\nerrors.log.enable=true\nerrors.log.include.messages=true\n\
+             errors.deadletterqueue.topic.name=dlq\n\
+             errors.deadletterqueue.topic.replication.factor=1\n\
+             errors.deadletterqueue.context.headers.enable=true\n"
+        ),
+    );
+    let regex_sink = json!({
+        "name": "regex-sink",
+        "connector.class": "FileStreamSink",
+        "topics.regex": format!("${{dir:{mounted}:regex}}"),
+        "file": "${env:CONNECT_TEST_OUT}",
+    });
+    let regex_file = w.write(
+        "regex-sink.json",
+        serde_json::to_string(&regex_sink).unwrap(),
+    );
+    let bad_topic_file = w.write(
+        "bad-topic.properties",
+        format!(
+            "name=bad-topic\nconnector.class=FileStreamSource\nfile={}\n\
+             topic=${{dir:{mounted}:bad.topic}}\n",
+            input.display()
+        ),
+    );
+
+    let mut run = start(&w, &s, &[&worker, &source, &sink]);
+    let c = run.client;
+    let mut answers: Vec<(String, String)> = Vec::new();
+    let mut keep = |what: &str, r: &Response| answers.push((what.to_owned(), r.body.clone()));
+
+    // An invalid topics.regex from a placeholder: validate and create name it without the value.
+    let r = c.put(
+        "/connector-plugins/FileStreamSink/config/validate",
+        &regex_sink,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["error_count"], 1, "{}", r.body);
+    keep("validate", &r);
+    let r = c.post(
+        "/connectors",
+        &json!({"name": "regex-sink", "config": regex_sink}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.contains("topics.regex"), "{}", r.body);
+    keep("POST /connectors", &r);
+
+    // An invalid topic name from a placeholder: refused (400) naming it without the value.
+    let r = c.put(
+        "/connectors/bad-topic-source/config",
+        &json!({
+            "connector.class": "FileStreamSource",
+            "file": input.display().to_string(),
+            "topic": format!("${{dir:{mounted}:bad.topic}}"),
+        }),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    keep("PUT bad-topic-source", &r);
+    // Records routed to it: the task fails, its trace names the placeholder.
+    let placeholder = format!("${{dir:{mounted}:bad.topic}}");
+    let r = c.put(
+        "/connectors/routed-source/config",
+        &json!({
+            "connector.class": "FileStreamSource",
+            "file": input.display().to_string(),
+            "topic": "routed",
+            "transforms": "route",
+            "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+            "transforms.route.regex": ".*",
+            "transforms.route.replacement": placeholder,
+        }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    keep("PUT routed-source", &r);
+    wait_for("the routed task to fail", STARTUP, || {
+        c.get("/connectors/routed-source/status").json()["tasks"][0]["state"] == "FAILED"
+    });
+    let r = c.get("/connectors/routed-source/status");
+    let trace = r.json()["tasks"][0]["trace"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    keep("status of routed-source", &r);
+
+    // Records fail in the transform (no such field) into the dead letter queue, logged.
+    wait_for("three records to fail into the DLQ", STARTUP, || {
+        w.log()
+            .matches("Error encountered in task dlq-sink-0")
+            .count()
+            >= 3
+    });
+    wait_running(&c, "topic-source", STARTUP);
+    for path in [
+        "/connectors?expand=info&expand=status",
+        "/connectors/dlq-sink/status",
+        "/connectors/dlq-sink/config",
+        "/connectors/dlq-sink/tasks",
+        "/connectors/dlq-sink/topics",
+        "/connectors/topic-source/topics",
+        "/connectors/topic-source/offsets",
+        "/metrics",
+    ] {
+        let r = c.get(path);
+        assert_eq!(r.status, 200, "GET {path}: {}", r.body);
+        keep(path, &r);
+    }
+    let status = terminate(&mut run.child, Duration::from_secs(60));
+    assert!(status.success(), "{status}; log:\n{}", w.log());
+    let mut leaks = Vec::new();
+    for (what, body) in &answers {
+        find_leaks(&mut leaks, &all, &format!("the answer to {what}"), body);
+    }
+    let log = w.log();
+    assert!(log.contains("TRACE"), "trace level is on");
+    find_leaks(&mut leaks, &all, "the worker's log", &log);
+    find_leaks(
+        &mut leaks,
+        &all,
+        "the worker's stdout",
+        &std::fs::read_to_string(w.path("worker.stdout")).unwrap_or_default(),
+    );
+
+    // The dead letter queue's context headers (`topics` reads the worker file as written).
+    let reader = w.write(
+        "reader.properties",
+        format!("embedded.log.dir={}\n", w.path("data").display()),
+    );
+    let reader_arg = reader.display().to_string();
+    let worker_arg = worker.display().to_string();
+    let read = command(
+        &w,
+        &s,
+        &[
+            "topics",
+            "read",
+            "dlq",
+            "--from-beginning",
+            "--timeout-ms",
+            "200",
+            "--worker",
+            &reader_arg,
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(read.status.success(), "{}", support::stderr(&read));
+    let records = support::stdout(&read);
+    let count = records
+        .lines()
+        .filter(|l| l.starts_with("Partition:"))
+        .count();
+    assert_eq!(count, 3, "{records}");
+    // The transform's error names the field by its placeholder.
+    assert!(
+        records.contains(&format!(
+            "__connect.errors.exception.message:Field does not exist: ${{dir:{mounted}:field}}"
+        )),
+        "{records}"
+    );
+    find_leaks(&mut leaks, &all, "the dead letter queue", &records);
+
+    // The command line tools, at trace level.
+    let regex_arg = regex_file.display().to_string();
+    let sink_arg = sink.display().to_string();
+    let bad_arg = bad_topic_file.display().to_string();
+    for args in [
+        vec![
+            "--log-level",
+            "trace",
+            "validate",
+            "--worker",
+            &worker_arg,
+            &regex_arg,
+            &bad_arg,
+        ],
+        vec![
+            "--log-level",
+            "trace",
+            "validate",
+            "--format",
+            "json",
+            "--worker",
+            &worker_arg,
+            &regex_arg,
+            &sink_arg,
+        ],
+        vec![
+            "--log-level",
+            "trace",
+            "doctor",
+            &worker_arg,
+            &regex_arg,
+            &sink_arg,
+            &bad_arg,
+        ],
+        vec![
+            "--log-level",
+            "trace",
+            "doctor",
+            "--format",
+            "json",
+            &worker_arg,
+            &regex_arg,
+            &bad_arg,
+        ],
+    ] {
+        let out = command(&w, &s, &args).output().unwrap();
+        let (o, e) = (support::stdout(&out), support::stderr(&out));
+        assert!(o.contains("topics.regex"), "{args:?}: {o}\n{e}");
+        find_leaks(&mut leaks, &all, &format!("the output of {args:?}"), &o);
+        find_leaks(&mut leaks, &all, &format!("the stderr of {args:?}"), &e);
+    }
+    if !trace.contains(&placeholder) {
+        leaks.push(format!(
+            "the routed task's trace lacks {placeholder}: {trace}"
+        ));
+    }
+    assert!(
+        leaks.is_empty(),
+        "{} lines show resolved secrets:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}

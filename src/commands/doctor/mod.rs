@@ -104,10 +104,9 @@ pub async fn run(args: &DoctorArgs) -> Result<(), CommandError> {
         count(Severity::Note),
     );
     let mut out = std::io::stdout().lock();
-    let _ = match args.format {
-        OutputFormat::Json => writeln!(
-            out,
-            "{}",
+    let shown = match args.format {
+        OutputFormat::Json => format!(
+            "{}\n",
             json!({
                 "findings": findings.iter().map(Finding::json).collect::<Vec<_>>(),
                 "errors": errors,
@@ -115,8 +114,10 @@ pub async fn run(args: &DoctorArgs) -> Result<(), CommandError> {
                 "notes": notes,
             })
         ),
-        OutputFormat::Text => write!(out, "{}", text(&findings, errors, warnings, notes)),
+        OutputFormat::Text => text(&findings, errors, warnings, notes),
     };
+    // Values the worker's config providers resolved are shown as their placeholders.
+    let _ = out.write_all(crate::config::providers::secrets::redact(&shown).as_bytes());
     drop(out);
     if !unreadable.is_empty() {
         return Err(startup(anyhow!(unreadable.join("\n"))));

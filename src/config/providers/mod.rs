@@ -13,6 +13,7 @@ mod file;
 mod placeholder;
 mod provider;
 mod registry;
+pub mod secrets;
 mod transformer;
 
 pub use self::allowed_paths::AllowedPaths;

@@ -7,12 +7,12 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{PoisonError, RwLock};
 
 use connect_api::{ConfigMap, ConnectError};
 
 use super::placeholder::{has_placeholder, placeholders};
 use super::registry::{ConfigProviders, CONFIG_PROVIDERS};
+use super::secrets::{self, SecretSet};
 use crate::config::{ConfigProblem, RawConfig};
 
 /// A configuration with its placeholders resolved.
@@ -145,55 +145,38 @@ pub fn reverse_transform(raw_connector: &ConfigMap, task: &ConfigMap) -> ConfigM
     out
 }
 
-/// Values shorter than this are not searched for in messages: replacing every `1` or `ab`
-/// would garble messages and hide nothing worth hiding.
-const MIN_REDACTED_LEN: usize = 3;
-
-/// The values config providers gave, each with the placeholder that stands for it; messages
-/// (errors, status traces, log lines written by the runtime) pass through
-/// [`Redactor::redact`], which puts the placeholder back in place of the value.
+/// The values config providers gave for one configuration (a connector and its tasks), each
+/// with the placeholder that stands for it; messages (errors, status traces, log lines written
+/// by the runtime) pass through [`Redactor::redact`], which puts the placeholder back in place
+/// of the value in every form [`SecretSet`] knows. Every value added is also added to the
+/// process-wide [`secrets::global`] set that the edges (logging, REST answers, dead letter queue
+/// headers, command output) apply.
 #[derive(Debug, Default)]
 pub struct Redactor {
-    /// (value, placeholder), longest value first.
-    secrets: RwLock<Vec<(String, String)>>,
+    secrets: SecretSet,
 }
 
 impl Redactor {
-    /// Remembers that `placeholder` resolved to `value`.
+    /// Remembers that `placeholder` resolved to `value`, here and process-wide.
     pub fn add(&self, value: &str, placeholder: &str) {
-        if value.len() < MIN_REDACTED_LEN {
-            return;
+        self.secrets.add(value, placeholder);
+        // Unit tests share one process: a value one test resolves must not change what
+        // another one sees. The process-wide set is proven with the real binary.
+        if !cfg!(test) {
+            secrets::global().add(value, placeholder);
         }
-        let mut secrets = self.secrets.write().unwrap_or_else(PoisonError::into_inner);
-        if secrets.iter().any(|(v, _)| v == value) {
-            return;
-        }
-        secrets.push((value.to_owned(), placeholder.to_owned()));
-        secrets.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
     }
 
     /// Remembers the values `other` knows as well.
     pub fn absorb(&self, other: &Redactor) {
-        let theirs = other
-            .secrets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        for (v, p) in theirs {
+        for (v, p) in other.secrets.entries() {
             self.add(&v, &p);
         }
     }
 
     /// `text` with every remembered value replaced by its placeholder.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let secrets = self.secrets.read().unwrap_or_else(PoisonError::into_inner);
-        let mut out = Cow::Borrowed(text);
-        for (value, placeholder) in secrets.iter() {
-            if out.contains(value.as_str()) {
-                out = Cow::Owned(out.replace(value.as_str(), placeholder));
-            }
-        }
-        out
+        self.secrets.redact(text)
     }
 
     /// `error` as a [`ConnectError::Other`] with its text redacted, or unchanged when its
@@ -208,10 +191,7 @@ impl Redactor {
 
     /// Whether no value is remembered.
     pub fn is_empty(&self) -> bool {
-        self.secrets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty()
+        self.secrets.is_empty()
     }
 }
 

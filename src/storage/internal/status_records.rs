@@ -173,7 +173,10 @@ fn encode_status(status: Option<&Status>) -> Option<Vec<u8>> {
         status_v0(),
         vec![
             Value::String(s.state.name().to_owned()),
-            s.trace.clone().map_or(Value::Null, Value::String),
+            // A trace never carries a value a config provider resolved into the status topic.
+            s.trace.as_deref().map_or(Value::Null, |t| {
+                Value::String(crate::config::providers::secrets::redact(t).into_owned())
+            }),
             Value::String(s.worker_id.clone()),
             Value::Int32(s.generation),
             s.version.clone().map_or(Value::Null, Value::String),
