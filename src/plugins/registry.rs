@@ -62,7 +62,7 @@ pub struct RegistryError {
     /// ` Did you mean 'X'?` for a close name of that kind, else empty.
     pub suggestion: String,
     /// Set when the name is a built-in connector that the worker's plugin limit refuses.
-    pub refused: Option<Refusal>,
+    pub refused: Option<Box<Refusal>>,
 }
 
 impl RegistryError {
@@ -359,7 +359,7 @@ impl PluginRegistry {
         available.sort();
         available.dedup();
         let refused = match group {
-            Group::Connector => self.refused.get(name.trim()).copied(),
+            Group::Connector => self.refused.get(name.trim()).copied().map(Box::new),
             _ => None,
         };
         RegistryError {

@@ -50,7 +50,7 @@ pub fn check(
         .iter()
         .map(|l| l.trim())
         .filter(|l| match parse_listener(l) {
-            Ok(l) => !l.addr.ip().is_loopback() && !(l.https && client_certificates),
+            Ok(l) => !(l.addr.ip().is_loopback() || (l.https && client_certificates)),
             // An invalid listener stops the worker at start-up: nothing is reachable.
             Err(_) => false,
         })
