@@ -14,8 +14,8 @@ use anyhow::anyhow;
 use tracing::info;
 
 use super::standalone::{
-    advertised_worker_id, load_worker, open_topics, serve_until_stopped, validate_connector_files,
-    Running, Topics,
+    advertised_worker_id, load_worker_with_plugins, open_topics, serve_until_stopped,
+    validate_connector_files, Running, Topics,
 };
 use super::{CommandError, EXIT_CONNECTOR, EXIT_STARTUP};
 use crate::config::WorkerMode;
@@ -27,7 +27,6 @@ use crate::herder::distributed::member_config::member_config;
 use crate::herder::distributed::zombie_fencing::HerderFencing;
 use crate::herder::{HerderError, HerderHandle};
 use crate::metrics::{WorkerMetrics, WorkerMode as MetricsMode};
-use crate::plugins::PluginRegistry;
 use crate::rest::RestServer;
 use crate::storage::topic_log::{InternalTopicKind, InternalTopicSpec};
 use crate::storage::topic_offsets::TopicOffsetStore;
@@ -54,10 +53,9 @@ pub struct DistributedRun {
 /// (exit 3), and, with `--exit-when-idle`, failed tasks (exit 4).
 pub async fn run(args: DistributedRun) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
-    let plugins = Arc::new(PluginRegistry::builtin());
-    let worker_config = Arc::new(
-        load_worker(&args.worker_file, WorkerMode::Distributed, &plugins).map_err(startup)?,
-    );
+    let (worker_config, plugins) =
+        load_worker_with_plugins(&args.worker_file, WorkerMode::Distributed).map_err(startup)?;
+    let (worker_config, plugins) = (Arc::new(worker_config), Arc::new(plugins));
     let specs = validate_connector_files(&args.connector_files, &worker_config, &plugins)?;
     if !args.connector_files.is_empty() {
         info!(

@@ -33,10 +33,9 @@ use crate::worker::{Worker, WorkerSettings};
 /// `--exit-when-idle`, failed tasks (exit 4).
 pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
-    let plugins = Arc::new(PluginRegistry::builtin());
-    let worker_config = Arc::new(
-        load_worker(&args.worker_file, WorkerMode::Standalone, &plugins).map_err(startup)?,
-    );
+    let (worker_config, plugins) =
+        load_worker_with_plugins(&args.worker_file, WorkerMode::Standalone).map_err(startup)?;
+    let (worker_config, plugins) = (Arc::new(worker_config), Arc::new(plugins));
     if let Some(refusal) = worker_config.standalone_exactly_once_refusal() {
         return Err(startup(anyhow!(refusal)));
     }
@@ -367,6 +366,22 @@ async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>
             None => tokio::time::sleep(tick).await,
         }
     }
+}
+
+/// [`load_worker`], and the built-in plugins without the connectors the worker refuses
+/// ([`crate::plugins::limit`]).
+///
+/// # Errors
+/// As [`load_worker`], and an entry of `connector.class.allowlist` / `.denylist` that names
+/// no connector.
+pub(crate) fn load_worker_with_plugins(
+    path: &Path,
+    mode: WorkerMode,
+) -> anyhow::Result<(WorkerConfig, PluginRegistry)> {
+    let builtin = PluginRegistry::builtin();
+    let worker = load_worker(path, mode, &builtin)?;
+    let plugins = crate::plugins::limit::apply(builtin, &worker)?;
+    Ok((worker, plugins))
 }
 
 pub(crate) fn load_worker(

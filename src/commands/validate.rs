@@ -178,11 +178,13 @@ fn dedup(warnings: Vec<ConfigWarning>) -> Vec<ConfigWarning> {
 /// connector file is invalid or two files name the same connector.
 pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
-    let plugins = PluginRegistry::builtin();
-    let worker = match &args.worker {
-        Some(path) => super::standalone::load_worker(path, WorkerMode::Standalone, &plugins)
+    let (worker, plugins) = match &args.worker {
+        Some(path) => super::standalone::load_worker_with_plugins(path, WorkerMode::Standalone)
             .map_err(startup)?,
-        None => default_worker().map_err(startup)?,
+        None => (
+            default_worker().map_err(startup)?,
+            PluginRegistry::builtin(),
+        ),
     };
     let checks = check_files(&args.connector_files, &worker, &plugins);
     // Output ends quietly when stdout is closed (e.g. piped into `head`), as `topics` does.

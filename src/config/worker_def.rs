@@ -112,6 +112,22 @@ pub fn common_worker_def() -> ConfigDef {
             Low,
             "Ignored by connect-rs: plugins are compiled in.",
         ))
+        .define(key(
+            "connector.class.allowlist",
+            List,
+            Def::Value(""),
+            Medium,
+            "connect-rs: when set, the only connectors this worker runs (class names or \
+             aliases); the others are refused by name and not listed.",
+        ))
+        .define(key(
+            "connector.class.denylist",
+            List,
+            Def::Value(""),
+            Medium,
+            "connect-rs: connectors this worker refuses (class names or aliases), e.g. \
+             FileStreamSource,FileStreamSink; wins over connector.class.allowlist.",
+        ))
         .define(
             key(
                 "plugin.discovery",

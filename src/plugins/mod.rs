@@ -3,7 +3,8 @@
 
 pub mod builtin;
 pub mod info;
+pub mod limit;
 pub mod registry;
 
 pub use info::{plugin_infos, PluginInfo};
-pub use registry::{ConnectorPlugin, PluginRegistry, RegistryError};
+pub use registry::{ConnectorPlugin, PluginRegistry, Refusal, RegistryError};

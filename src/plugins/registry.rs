@@ -48,9 +48,9 @@ impl ConnectorPlugin {
     }
 }
 
-/// A name that matches no plugin of the wanted kind.
+/// A name that matches no plugin of the wanted kind, or a connector this worker refuses.
 #[derive(Debug, thiserror::Error)]
-#[error("Failed to find any class that implements {kind} and which name matches {name}.{suggestion} Available: {available}")]
+#[error("{}", self.message())]
 pub struct RegistryError {
     /// What kind of plugin was wanted (`Connector`, `Converter`, `HeaderConverter`, `Transformation`, `Predicate`).
     pub kind: &'static str,
@@ -61,6 +61,54 @@ pub struct RegistryError {
     pub available: String,
     /// ` Did you mean 'X'?` for a close name of that kind, else empty.
     pub suggestion: String,
+    /// Set when the name is a built-in connector that the worker's plugin limit refuses.
+    pub refused: Option<Box<Refusal>>,
+}
+
+impl RegistryError {
+    fn message(&self) -> String {
+        let available = if self.available.is_empty() {
+            "none"
+        } else {
+            &self.available
+        };
+        match &self.refused {
+            Some(r) => format!(
+                "{} {} ({}) is not allowed on this worker: {}. Allowed: {available}",
+                self.kind,
+                self.name.trim(),
+                r.class,
+                r.reason()
+            ),
+            None => format!(
+                "Failed to find any class that implements {} and which name matches {}.{} \
+                 Available: {available}",
+                self.kind, self.name, self.suggestion
+            ),
+        }
+    }
+}
+
+/// Why the worker refuses a built-in connector: the worker key that limits the connectors
+/// ([`super::limit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    /// The connector's class name.
+    pub class: &'static str,
+    /// `connector.class.denylist` (it names the connector) or `connector.class.allowlist`
+    /// (it does not).
+    pub key: &'static str,
+}
+
+impl Refusal {
+    /// `the worker's connector.class.denylist names it`, or the allowlist's counterpart.
+    pub fn reason(&self) -> String {
+        if self.key == super::limit::ALLOWLIST_KEY {
+            format!("the worker's {} does not name it", self.key)
+        } else {
+            format!("the worker's {} names it", self.key)
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -90,6 +138,9 @@ pub struct PluginRegistry {
     entries: Vec<Entry>,
     /// (kind group, name) → index into `entries`; `None` marks an ambiguous alias.
     names: HashMap<(Group, String), Option<usize>>,
+    /// Every name (class name and aliases) of a connector the worker's plugin limit
+    /// removed, with the reason.
+    refused: HashMap<String, Refusal>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -196,31 +247,82 @@ impl PluginRegistry {
                 factory: Factory::Predicate(p),
             });
         }
-        let mut names: HashMap<(Group, String), Option<usize>> = HashMap::new();
-        for (i, entry) in entries.iter().enumerate() {
-            for group in groups(entry.desc.kind, entry.converter()) {
-                let suffix = group.interface();
-                names.insert((group, entry.desc.class_name.to_owned()), Some(i));
-                let simple = simple_name(entry.desc.class_name);
-                let mut aliases = vec![simple.to_owned()];
-                if let Some(short) = simple.strip_suffix(suffix).filter(|s| !s.is_empty()) {
-                    aliases.push(short.to_owned());
-                }
-                for alias in aliases {
-                    names
-                        .entry((group, alias))
-                        .and_modify(|e| {
-                            if *e != Some(i) {
-                                *e = None;
-                            }
-                        })
-                        .or_insert(Some(i));
+        Self {
+            names: index(&entries),
+            entries,
+            refused: HashMap::new(),
+        }
+    }
+
+    /// This registry without the connectors `refuse` returns a reason for: they are no longer
+    /// listed or found, and asking for one of them by any of its names is an error saying why
+    /// ([`RegistryError::refused`]).
+    pub fn without_connectors(self, refuse: impl Fn(&str) -> Option<&'static str>) -> Self {
+        let Self {
+            entries,
+            names,
+            mut refused,
+        } = self;
+        let reasons: Vec<Option<Refusal>> = entries
+            .iter()
+            .map(|e| match e.factory {
+                Factory::Connector(_) => refuse(e.desc.class_name).map(|key| Refusal {
+                    class: e.desc.class_name,
+                    key,
+                }),
+                _ => None,
+            })
+            .collect();
+        for ((group, name), i) in &names {
+            if let (Group::Connector, Some(i)) = (group, i) {
+                if let Some(r) = reasons[*i] {
+                    refused.insert(name.clone(), r);
                 }
             }
         }
-        Self { entries, names }
+        let entries: Vec<Entry> = entries
+            .into_iter()
+            .zip(&reasons)
+            .filter(|(_, r)| r.is_none())
+            .map(|(e, _)| e)
+            .collect();
+        Self {
+            names: index(&entries),
+            entries,
+            refused,
+        }
     }
+}
 
+/// Every class name and alias of `entries` → its index, per kind group; an alias naming two
+/// entries of one group maps to `None`.
+fn index(entries: &[Entry]) -> HashMap<(Group, String), Option<usize>> {
+    let mut names: HashMap<(Group, String), Option<usize>> = HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        for group in groups(entry.desc.kind, entry.converter()) {
+            let suffix = group.interface();
+            names.insert((group, entry.desc.class_name.to_owned()), Some(i));
+            let simple = simple_name(entry.desc.class_name);
+            let mut aliases = vec![simple.to_owned()];
+            if let Some(short) = simple.strip_suffix(suffix).filter(|s| !s.is_empty()) {
+                aliases.push(short.to_owned());
+            }
+            for alias in aliases {
+                names
+                    .entry((group, alias))
+                    .and_modify(|e| {
+                        if *e != Some(i) {
+                            *e = None;
+                        }
+                    })
+                    .or_insert(Some(i));
+            }
+        }
+    }
+    names
+}
+
+impl PluginRegistry {
     /// The registry of every built-in plugin.
     pub fn builtin() -> Self {
         super::builtin::registry()
@@ -256,11 +358,20 @@ impl PluginRegistry {
             .collect();
         available.sort();
         available.dedup();
+        let refused = match group {
+            Group::Connector => self.refused.get(name.trim()).copied().map(Box::new),
+            _ => None,
+        };
         RegistryError {
             kind: group.interface(),
             name: name.to_owned(),
             available: available.join(", "),
-            suggestion: self.suggestion(group, name),
+            suggestion: if refused.is_some() {
+                String::new()
+            } else {
+                self.suggestion(group, name)
+            },
+            refused,
         }
     }
 

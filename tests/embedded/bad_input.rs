@@ -301,3 +301,74 @@ fn topic_names_kafka_refuses_are_refused_before_anything_runs() {
     }
     assert!(!w.path("evil").exists() && !w.path("data").join("evil").exists());
 }
+
+/// `connector.class.denylist` / `connector.class.allowlist`: a connector file of a refused
+/// connector stops start-up (exit 3) naming the file, `connector.class` and the worker key that
+/// refuses it, before anything runs (its input file is never read, its output never created);
+/// `validate` refuses it the same way; an entry naming no connector is a worker file error
+/// (exit 2) on its key and line, with "Did you mean".
+#[test]
+fn a_connector_the_worker_refuses_stops_start_up_naming_file_and_key() {
+    let w = Workdir::new();
+    let secret = w.write("secret.txt", "top secret\n");
+    let source = w.source("src", &secret, "t");
+    let sink = w.sink("snk", &w.path("copy.txt"), "t");
+    let worker = w.worker("connector.class.denylist=FileStreamSource,FileStreamSink");
+    let (code, err) = run_failing(&w, &[&worker, &source, &sink]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(&format!(
+            "Invalid configuration in {}: connector.class: Connector FileStreamSource \
+             (org.apache.kafka.connect.file.FileStreamSourceConnector) is not allowed on this \
+             worker: the worker's connector.class.denylist names it. Allowed: \
+             JdbcSinkConnector (io.confluent.connect.jdbc.JdbcSinkConnector), \
+             JdbcSourceConnector (io.confluent.connect.jdbc.JdbcSourceConnector)",
+            source.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("top secret"), "{err}");
+    assert!(!w.path("copy.txt").exists());
+
+    let out = w
+        .command(&[
+            "validate",
+            "--worker",
+            worker.to_str().unwrap(),
+            sink.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "connector.class: Connector FileStreamSink \
+             (org.apache.kafka.connect.file.FileStreamSinkConnector) is not allowed on this \
+             worker: the worker's connector.class.denylist names it."
+        ),
+        "{}",
+        stdout(&out)
+    );
+
+    let worker = w.worker("connector.class.allowlist=JdbcSource");
+    let (code, err) = run_failing(&w, &[&worker, &source]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(
+            "is not allowed on this worker: the worker's connector.class.allowlist does not \
+             name it. Allowed: JdbcSourceConnector (io.confluent.connect.jdbc.JdbcSourceConnector)"
+        ),
+        "{err}"
+    );
+
+    let worker = w.worker("connector.class.denylist=FileStreamSorce");
+    let (code, err) = run_failing(&w, &[&worker, &source]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "line 5: connector.class.denylist: Failed to find any class that implements \
+             Connector and which name matches FileStreamSorce. Did you mean 'FileStreamSource'?"
+        ),
+        "{err}"
+    );
+}

@@ -360,3 +360,72 @@ fn an_internal_topic_that_is_not_compacted_is_an_error() {
     );
     assert_eq!(stdout(&out), expected);
 }
+
+/// The FileStream connectors reachable through a REST listener that is not loopback-only and
+/// has no authentication are a warning on `listeners`; refused connectors, loopback listeners,
+/// basic authentication or required client certificates make it go away.
+#[test]
+fn file_connectors_on_an_open_listener_are_flagged() {
+    let w = persistent_workdir();
+    let worker = |extra: &str| {
+        w.write(
+            "worker.properties",
+            format!(
+                "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+                 value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+                 embedded.log.dir={}\n{extra}\n",
+                w.path("data").display()
+            ),
+        )
+    };
+    let open = worker("listeners=http://127.0.0.1:8083,http://0.0.0.0:8083");
+    let out = run(&w, &["doctor", "--format", "json", s(&open)]);
+    assert_eq!(out.status.code(), Some(5), "{}", stdout(&out));
+    let body: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(
+        body["findings"],
+        json!([{
+            "severity": "warning",
+            "check": "exposed-file-connectors",
+            "file": open.display().to_string(),
+            "line": 4,
+            "key": "listeners",
+            "message": "FileStreamSource and FileStreamSink can be created by anyone who \
+                        reaches http://0.0.0.0:8083 (not loopback-only, no authentication): \
+                        such a connector reads or writes any file this worker can.",
+            "action": "Refuse them with connector.class.denylist=FileStreamSource,FileStreamSink \
+                       (Kafka Connect has not offered them by default since 3.2), listen on \
+                       127.0.0.1 only, or require authentication \
+                       (rest.extension.classes=BasicAuthSecurityRestExtension, or https \
+                       listeners with ssl.client.auth=required).",
+        }]),
+    );
+    // Kafka's default listener form `http://:8083` binds every interface too; one of the two
+    // FileStream connectors refused leaves the other one reachable.
+    let kafka_default = worker("listeners=http://:8083\nconnector.class.denylist=FileStreamSink");
+    let out = run(&w, &["doctor", s(&kafka_default)]);
+    assert_eq!(out.status.code(), Some(5), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(
+            "warning: listeners: FileStreamSource can be created by anyone who reaches \
+             http://:8083"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    for safe in [
+        "listeners=http://0.0.0.0:8083\nconnector.class.denylist=FileStreamSource,FileStreamSink",
+        "listeners=http://0.0.0.0:8083\nconnector.class.allowlist=JdbcSource,JdbcSink",
+        "listeners=http://127.0.0.1:8083,http://[::1]:8084,http://localhost:8085",
+        "listeners=http://0.0.0.0:8083\n\
+         rest.extension.classes=BasicAuthSecurityRestExtension",
+        "listeners=https://0.0.0.0:8443\nssl.client.auth=required",
+        "listeners=https://0.0.0.0:8443\nlisteners.https.ssl.client.auth=required",
+        "",
+    ] {
+        let file = worker(safe);
+        let out = run(&w, &["doctor", s(&file)]);
+        assert_eq!(out.status.code(), Some(0), "{safe}: {}", stdout(&out));
+        assert_eq!(stdout(&out), "", "{safe}");
+    }
+}

@@ -347,3 +347,76 @@ fn a_schemaless_value_fails_the_task_naming_the_record() {
         "{err}"
     );
 }
+
+/// A `connection.url` with a password in it (`user:password@host`, Oracle's `user/password@`,
+/// a `password=` property) that the connectors refuse: the 400 names the URL with the password
+/// hidden, and neither the answer nor the worker's TRACE log holds the password. No database is
+/// needed: the URL is refused before any connection.
+#[test]
+fn a_refused_connection_url_never_shows_its_password() {
+    const SECRET: &str = "Url-S3cret-77";
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let run = support::rest::start_args(
+        &w,
+        &[
+            "--log-level".into(),
+            "trace".into(),
+            "standalone".into(),
+            worker.display().to_string(),
+        ],
+    );
+    let cases = [
+        (
+            "JdbcSource",
+            format!("jdbc:mysql://alice:{SECRET}@db.example/app"),
+            "jdbc:mysql://alice:[hidden]@db.example/app",
+        ),
+        (
+            "JdbcSink",
+            format!("jdbc:oracle:thin:scott/{SECRET}@db.example:1521:x"),
+            "jdbc:oracle:thin:scott/[hidden]@db.example:1521:x",
+        ),
+        (
+            "JdbcSink",
+            format!("jdbc:postgresql://db.example/app?password={SECRET}&sslmode=require"),
+            "jdbc:postgresql://db.example/app?password=[hidden]&sslmode=require",
+        ),
+    ];
+    for (i, (class, url, shown)) in cases.iter().enumerate() {
+        let config = serde_json::json!({
+            "connector.class": class,
+            "connection.url": url,
+            "mode": "bulk",
+            "topic.prefix": "t-",
+            "topics": "t",
+        });
+        let r = run.client.post(
+            "/connectors",
+            &serde_json::json!({"name": format!("c{i}"), "config": config}),
+        );
+        assert_eq!(r.status, 400, "{url}: {}", r.body);
+        assert!(r.body.contains(shown), "{url}: {}", r.body);
+        assert!(!r.body.contains(SECRET), "{url}: {}", r.body);
+        let r = run.client.put(
+            &format!("/connector-plugins/{class}/config/validate"),
+            &config,
+        );
+        assert_eq!(r.status, 200, "{url}: {}", r.body);
+        let errors = r.json()["configs"]
+            .as_array()
+            .and_then(|c| {
+                c.iter()
+                    .find(|c| c["value"]["name"] == "connection.url")
+                    .map(|c| c["value"]["errors"].to_string())
+            })
+            .unwrap_or_default();
+        assert!(errors.contains(shown), "{url}: {errors}");
+        assert!(!errors.contains(SECRET), "{url}: {errors}");
+    }
+    let log = w.log();
+    assert!(
+        !log.contains(SECRET),
+        "the TRACE log shows a password:\n{log}"
+    );
+}

@@ -1147,3 +1147,76 @@ fn create(c: &Client, name: &str, config: &Value) {
 fn connector_state(c: &Client, name: &str) -> Value {
     c.get(&format!("/connectors/{name}/status")).json()["connector"]["state"].clone()
 }
+
+/// A worker with `connector.class.denylist=FileStreamSource,FileStreamSink`: whoever may create
+/// connectors cannot read or write the worker's files through them. Create, update and
+/// validate are refused by name with the key that refuses them (400), nothing is created or
+/// read, and `GET /connector-plugins` does not list them (as Kafka Connect does not list a
+/// plugin missing from its plugin path since 3.2).
+#[test]
+fn a_worker_can_refuse_the_file_connectors() {
+    let w = Workdir::new();
+    let secret = w.write("secret.txt", "top secret\n");
+    let worker = w.worker("connector.class.denylist=FileStreamSource,FileStreamSink");
+    let run = start(&w, &[&worker]);
+    let c = &run.client;
+    let refused = |alias: &str, class: &str| {
+        format!(
+            "Connector {alias} ({class}) is not allowed on this worker: the worker's \
+             connector.class.denylist names it. Allowed: JdbcSinkConnector \
+             (io.confluent.connect.jdbc.JdbcSinkConnector), JdbcSourceConnector \
+             (io.confluent.connect.jdbc.JdbcSourceConnector)"
+        )
+    };
+    let invalid = |message: String| {
+        error(
+            400,
+            &format!(
+                "Connector configuration is invalid and contains the following 1 error(s):\n\
+                 {message}\n{INVALID_SUFFIX}"
+            ),
+        )
+    };
+    let source = json!({
+        "connector.class": "FileStreamSource",
+        "file": secret.display().to_string(),
+        "topic": "t",
+    });
+    check(
+        &c.post("/connectors", &json!({"name": "steal", "config": source})),
+        400,
+        &invalid(refused("FileStreamSource", SOURCE_CLASS)),
+    );
+    let sink = json!({
+        "connector.class": SINK_CLASS,
+        "file": w.path("planted.txt").display().to_string(),
+        "topics": "t",
+    });
+    check(
+        &c.put("/connectors/plant/config", &sink),
+        400,
+        &invalid(refused(SINK_CLASS, SINK_CLASS)),
+    );
+    check(
+        &c.put(
+            "/connector-plugins/FileStreamSource/config/validate",
+            &source,
+        ),
+        400,
+        &error(400, &refused("FileStreamSource", SOURCE_CLASS)),
+    );
+    check(&c.get("/connectors"), 200, &json!([]));
+    assert!(!w.path("planted.txt").exists());
+    let plugins = c.get("/connector-plugins?connectorsOnly=false");
+    assert_eq!(plugins.status, 200, "{}", plugins.body);
+    assert!(!plugins.body.contains("FileStream"), "{}", plugins.body);
+    assert!(
+        plugins.body.contains("JdbcSourceConnector"),
+        "{}",
+        plugins.body
+    );
+    assert_eq!(
+        c.get("/connector-plugins/FileStreamSink/config").status,
+        404
+    );
+}

@@ -97,7 +97,15 @@ impl ConnectionSpec {
         let mut url_password = None;
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let v = percent_decode(v).map_err(|e| fail(format!("property {k}: {e}")))?;
+            let v = percent_decode(v).map_err(|e| {
+                if is_password_property(k) {
+                    fail(format!(
+                        "property {k}: a %-escape is not valid (the value is not shown)"
+                    ))
+                } else {
+                    fail(format!("property {k}: {e}"))
+                }
+            })?;
             match k {
                 "user" => url_user = Some(v),
                 "password" => url_password = Some(v),
@@ -209,19 +217,59 @@ fn percent_decode(s: &str) -> Result<String, String> {
     String::from_utf8(out).map_err(|_| "%-escapes are not UTF-8".to_owned())
 }
 
-/// `url` with the value of a `password=` property replaced by `[hidden]`.
+/// `url` as it may be quoted in a message or log line, every password in it replaced by
+/// `[hidden]`: the value of every property whose name ends in `password` (any case:
+/// `password=`, `sslpassword=`, `PASSWORD=`, separated by `?`, `&`, `;`, `,` or `(` as the
+/// JDBC drivers write them) and the password of credentials before an `@` (`//user:pw@host`,
+/// Oracle's `user/pw@host`). The one function every quoted `connection.url` goes through.
 pub fn hide_password(url: &str) -> String {
-    let Some((head, query)) = url.split_once('?') else {
+    hide_property_passwords(&hide_userinfo_password(url))
+}
+
+/// `//user:pw@host` → `//user:[hidden]@host`; `thin:user/pw@host` → `thin:user/[hidden]@host`.
+fn hide_userinfo_password(url: &str) -> String {
+    let head_end = url.find('?').unwrap_or(url.len());
+    let Some(at) = url[..head_end].rfind('@') else {
         return url.to_owned();
     };
-    let query: Vec<String> = query
-        .split('&')
-        .map(|p| match p.split_once('=') {
-            Some(("password", _)) => "password=[hidden]".to_owned(),
-            _ => p.to_owned(),
-        })
-        .collect();
-    format!("{head}?{}", query.join("&"))
+    let before = &url[..at];
+    // The credentials start after the `//` of the authority, else after the last `:`.
+    let start = before
+        .find("//")
+        .map(|i| i + 2)
+        .or_else(|| before.rfind(':').map(|i| i + 1))
+        .unwrap_or(0);
+    let credentials = &before[start..];
+    let Some(separator) = credentials.find([':', '/']) else {
+        return url.to_owned();
+    };
+    format!("{}[hidden]{}", &url[..start + separator + 1], &url[at..])
+}
+
+/// Every `…password=value` property's value (up to the next `&`, `;`, `,` or `)`) hidden.
+fn hide_property_passwords(url: &str) -> String {
+    // ASCII lower-casing keeps every byte offset.
+    let lower = url.to_ascii_lowercase();
+    let mut out = String::with_capacity(url.len());
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(found) = lower[from..].find("password=") {
+        let value_start = from + found + "password=".len();
+        let value_end = url[value_start..]
+            .find(['&', ';', ',', ')'])
+            .map_or(url.len(), |i| value_start + i);
+        out.push_str(&url[copied..value_start]);
+        out.push_str("[hidden]");
+        copied = value_end;
+        from = value_end;
+    }
+    out.push_str(&url[copied..]);
+    out
+}
+
+/// Whether the URL property `name` holds a password (its value is never quoted).
+fn is_password_property(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with("password")
 }
 
 #[cfg(test)]
@@ -294,6 +342,63 @@ mod tests {
             parse("jdbc:sqlite::memory:").unwrap().target,
             Target::SqliteMemory
         );
+    }
+
+    #[test]
+    fn every_password_of_a_url_is_hidden() {
+        for (url, shown) in [
+            (
+                "jdbc:mysql://alice:S3cret@db.example:3306/app",
+                "jdbc:mysql://alice:[hidden]@db.example:3306/app",
+            ),
+            (
+                "jdbc:postgresql://bob:p@ss/w@h/db?user=x",
+                "jdbc:postgresql://bob:[hidden]@h/db?user=x",
+            ),
+            (
+                "jdbc:postgresql://h/db?user=x&password=S3cret&sslmode=require",
+                "jdbc:postgresql://h/db?user=x&password=[hidden]&sslmode=require",
+            ),
+            (
+                "jdbc:postgresql://h/db?PASSWORD=S3cret&sslpassword=K3y",
+                "jdbc:postgresql://h/db?PASSWORD=[hidden]&sslpassword=[hidden]",
+            ),
+            (
+                "jdbc:sqlserver://h:1433;user=sa;password=S3cret;database=x",
+                "jdbc:sqlserver://h:1433;user=sa;password=[hidden];database=x",
+            ),
+            (
+                "jdbc:mysql://(host=h,user=u,password=S3cret)/db",
+                "jdbc:mysql://(host=h,user=u,password=[hidden])/db",
+            ),
+            (
+                "jdbc:oracle:thin:scott/S3cret@//h:1521/svc",
+                "jdbc:oracle:thin:scott/[hidden]@//h:1521/svc",
+            ),
+            ("jdbc:mysql://alice@h/db", "jdbc:mysql://alice@h/db"),
+            (
+                "jdbc:sqlite:/var/data/app.db",
+                "jdbc:sqlite:/var/data/app.db",
+            ),
+        ] {
+            assert_eq!(hide_password(url), shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn errors_never_quote_a_password() {
+        for url in [
+            "jdbc:mysql://alice:S3cret@db.example/app",
+            "jdbc:oracle:thin:scott/S3cret@h:1521:x",
+            "jdbc:sqlserver://h;password=S3cret",
+            "jdbc:postgresql://h/db?password=S3cret%zz",
+            "jdbc:postgresql://h/db?password=S3cret&bad",
+        ] {
+            let e = parse(url).unwrap_err().to_string();
+            assert!(!e.contains("S3cret"), "{e}");
+        }
+        let e = parse("jdbc:mysql://alice:S3cret@db.example/app").unwrap_err();
+        assert_eq!(e.url, "jdbc:mysql://alice:[hidden]@db.example/app");
     }
 
     #[test]

@@ -71,6 +71,22 @@ pub fn worker(
     }))
 }
 
+/// The built-in plugins without the connectors the worker file refuses
+/// (`connector.class.allowlist` / `.denylist`); an entry naming no connector is an error
+/// finding, and then every connector is kept.
+pub fn limited_plugins(worker: Option<&WorkerFile>, findings: &mut Vec<Finding>) -> PluginRegistry {
+    let Some((path, config)) = worker.and_then(|w| w.config.as_ref().map(|c| (&w.path, c))) else {
+        return PluginRegistry::builtin();
+    };
+    match crate::plugins::limit::apply(PluginRegistry::builtin(), config) {
+        Ok(plugins) => plugins,
+        Err(e) => {
+            findings.extend(e.problems().iter().map(|p| problem(path, p)));
+            PluginRegistry::builtin()
+        }
+    }
+}
+
 /// Validates the connector files; their problems and warnings become findings. Returns the
 /// valid files (for the other checks) and the messages of the files that cannot be read.
 pub fn connectors(

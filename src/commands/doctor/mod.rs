@@ -10,13 +10,16 @@
 //!   not compacted;
 //! - [`error_tolerance`]: sinks with `errors.tolerance=all` and no dead letter queue;
 //! - [`temp_storage`]: the offsets file or the embedded log on temporary storage;
-//! - [`offset_flush`]: `offset.flush.interval.ms` above the restart tolerance.
+//! - [`offset_flush`]: `offset.flush.interval.ms` above the restart tolerance;
+//! - [`exposed_files`]: the FileStream connectors available to anyone who reaches a REST
+//!   listener that is not loopback-only and has no authentication.
 //!
 //! Exit codes: 0 nothing found (notes aside), 5 warnings only, 3 errors, 2 a file cannot be
 //! read. Clean runs print nothing.
 
 mod config_files;
 mod error_tolerance;
+mod exposed_files;
 mod finding;
 mod internal_topics;
 mod offset_flush;
@@ -62,10 +65,10 @@ pub struct ConnectorFile {
 /// Exit 2 when a file cannot be read, 3 when an error was found, 5 when only warnings were.
 pub async fn run(args: &DoctorArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
-    let plugins = PluginRegistry::builtin();
     let mut findings = Vec::new();
-    let worker = config_files::worker(&args.worker_file, &plugins, &mut findings)
+    let worker = config_files::worker(&args.worker_file, &PluginRegistry::builtin(), &mut findings)
         .map_err(|e| startup(e.into()))?;
+    let plugins = config_files::limited_plugins(worker.as_ref(), &mut findings);
     let default;
     let effective = match worker.as_ref().and_then(|w| w.config.as_ref()) {
         Some(config) => config,
@@ -80,6 +83,7 @@ pub async fn run(args: &DoctorArgs) -> Result<(), CommandError> {
         if let Some(config) = &worker.config {
             findings.extend(temp_storage::check(worker, config));
             findings.extend(offset_flush::check(worker, config, args.restart_tolerance));
+            findings.extend(exposed_files::check(worker, config, &plugins));
             findings.extend(internal_topics::check(worker, config).await);
         }
     }
