@@ -162,6 +162,12 @@ impl WorkerConfig {
         self.millis("task.shutdown.graceful.timeout.ms")
     }
 
+    /// `connector.start.timeout.ms` (connect-rs, default 60 s): how long a connector's start
+    /// may take before it is FAILED.
+    pub fn connector_start_timeout(&self) -> Duration {
+        self.millis("connector.start.timeout.ms")
+    }
+
     /// `offset.flush.interval.ms` (default 60 s).
     pub fn offset_flush_interval(&self) -> Duration {
         self.millis("offset.flush.interval.ms")
