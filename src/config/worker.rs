@@ -538,6 +538,7 @@ offset.flush.interval.ms=10000
         assert_eq!(w.offset_flush_interval(), Duration::from_secs(10));
         assert_eq!(w.offset_flush_timeout(), Duration::from_secs(5));
         assert_eq!(w.task_shutdown_graceful_timeout(), Duration::from_secs(5));
+        assert_eq!(w.connector_start_timeout(), Duration::from_secs(60));
         assert_eq!(
             w.offset_storage_file(),
             PathBuf::from("/tmp/connect.offsets")

@@ -87,6 +87,16 @@ pub fn common_worker_def() -> ConfigDef {
         )
         .define(
             key(
+                "connector.start.timeout.ms",
+                Long,
+                Def::Value("60000"),
+                Low,
+                "connect-rs: how long a connector's start may take; a connector that has not started by then is FAILED with the reason, and its instance is stopped.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
                 "offset.flush.interval.ms",
                 Long,
                 Def::Value("60000"),
@@ -366,9 +376,6 @@ const EMBEDDED_LOG_FETCH_MAX_BYTES_DEFAULT: &str = "8388608";
 pub fn standalone_worker_def() -> ConfigDef {
     common_worker_def().define(key("offset.storage.file.filename", Str, Def::Null, High,
         "File to store source connector offsets in; default <embedded.log.dir>/connect.offsets.json."))
-        .define(key("connector.start.timeout.ms", Long, Def::Value("60000"), Low,
-            "connect-rs: how long a connector's start may take; a connector that has not started by then is FAILED with the reason, and its instance is stopped.")
-            .validator(Validator::at_least(1.0)))
         .define(key("task.restart.auto.enable", Boolean, Def::Value("true"), Medium,
             "connect-rs: restart a task that failed with a retriable error, with exponential backoff."))
         .define(key("task.restart.max.attempts", Int, Def::Value("10"), Low,

@@ -244,7 +244,9 @@ impl Worker {
         let span = info_span!("connector", connector = %spec.name);
         let handle = {
             let (spec, cancel) = (spec.clone(), cancel.clone());
-            tokio::spawn(async move { run_start(&spec, ctx, &cancel, timeout).await }.instrument(span))
+            tokio::spawn(
+                async move { run_start(&spec, ctx, &cancel, timeout).await }.instrument(span),
+            )
         };
         PendingStart {
             name: spec.name.clone(),

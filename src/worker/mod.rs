@@ -33,8 +33,8 @@ use tracing::info;
 
 pub use activity::{Activity, TaskActivity, TaskBoard, Uncommitted};
 pub use connectors::TASK_CLASS_CONFIG;
-pub use connectors::{StartOutcome, START_TIMEOUT_CONFIG};
 use connectors::{stop_instance, RunningConnector, StartingConnector};
+pub use connectors::{StartOutcome, START_TIMEOUT_CONFIG};
 pub use error::TaskError;
 pub use exactly_once::{ExactlyOnceSources, TransactionBoundary};
 pub use record_converters::RecordConverters;

@@ -131,9 +131,11 @@ pub fn check_a_hanging_start_blocks_nothing(port: u16, other: &str, bound_ms: u6
             .is_some_and(|names| names.contains(&json!(name)))
     };
     let post = post_in_background(port, "stuck", &config);
-    wait_for("the hanging connector to be listed", Duration::from_secs(10), || {
-        listed("stuck")
-    });
+    wait_for(
+        "the hanging connector to be listed",
+        Duration::from_secs(10),
+        || listed("stuck"),
+    );
     for path in [
         "/connectors".to_owned(),
         format!("/connectors/{other}/status"),
@@ -165,10 +167,14 @@ pub fn check_a_hanging_start_blocks_nothing(port: u16, other: &str, bound_ms: u6
         "the POST was answered after {took:?}, the bound is {bound_ms} ms"
     );
     let mut status = Value::Null;
-    wait_for("the hanging connector to be FAILED", Duration::from_secs(10), || {
-        status = c.get("/connectors/stuck/status").json();
-        status["connector"]["state"] == "FAILED"
-    });
+    wait_for(
+        "the hanging connector to be FAILED",
+        Duration::from_secs(10),
+        || {
+            status = c.get("/connectors/stuck/status").json();
+            status["connector"]["state"] == "FAILED"
+        },
+    );
     let trace = status["connector"]["trace"].as_str().unwrap_or_default();
     assert!(
         trace.contains(&format!(
@@ -180,9 +186,11 @@ pub fn check_a_hanging_start_blocks_nothing(port: u16, other: &str, bound_ms: u6
     // Deleting (and so stopping) a connector whose start hangs is answered at once; the POST
     // that created it is answered when its start is abandoned.
     let post = post_in_background(port, "stuck-too", &config);
-    wait_for("the second hanging connector to be listed", Duration::from_secs(10), || {
-        listed("stuck-too")
-    });
+    wait_for(
+        "the second hanging connector to be listed",
+        Duration::from_secs(10),
+        || listed("stuck-too"),
+    );
     let asked = Instant::now();
     let deleted = c.delete("/connectors/stuck-too");
     let took = asked.elapsed();
@@ -190,7 +198,10 @@ pub fn check_a_hanging_start_blocks_nothing(port: u16, other: &str, bound_ms: u6
     assert!(took < Duration::from_secs(1), "DELETE took {took:?}");
     let (created, took) = post.join().expect("the POST thread");
     assert_eq!(created.status, 201, "{}", created.body);
-    assert!(took < Duration::from_millis(bound_ms), "the POST took {took:?}");
+    assert!(
+        took < Duration::from_millis(bound_ms),
+        "the POST took {took:?}"
+    );
     assert!(!listed("stuck-too"));
     let status = c.get(&format!("/connectors/{other}/status")).json();
     assert_eq!(status["connector"]["state"], "RUNNING", "{status}");
