@@ -46,6 +46,9 @@ pub(super) struct StartingConnector {
 /// What a connector start made: the started instance and the task configurations it planned.
 type Started = (ConnectorInstance, Vec<ConfigMap>);
 
+/// A started connector's spec and the task configurations it planned.
+pub type StartedPlan = (Arc<ConnectorSpec>, Vec<ConfigMap>);
+
 /// The end of a connector start begun with [`Worker::begin_connector_start`], to hand back to
 /// [`Worker::finish_connector_start`] on the herder's task.
 pub struct StartOutcome {
@@ -284,7 +287,7 @@ impl Worker {
     pub fn finish_connector_start(
         &mut self,
         outcome: StartOutcome,
-    ) -> Option<Result<(Arc<ConnectorSpec>, Vec<ConfigMap>), ConnectorStartError>> {
+    ) -> Option<Result<StartedPlan, ConnectorStartError>> {
         let StartOutcome {
             name,
             id,
