@@ -162,6 +162,12 @@ impl WorkerConfig {
         self.millis("task.shutdown.graceful.timeout.ms")
     }
 
+    /// `connector.start.timeout.ms` (connect-rs, default 60 s): how long a connector's start
+    /// may take before it is FAILED.
+    pub fn connector_start_timeout(&self) -> Duration {
+        self.millis("connector.start.timeout.ms")
+    }
+
     /// `offset.flush.interval.ms` (default 60 s).
     pub fn offset_flush_interval(&self) -> Duration {
         self.millis("offset.flush.interval.ms")
@@ -532,6 +538,7 @@ offset.flush.interval.ms=10000
         assert_eq!(w.offset_flush_interval(), Duration::from_secs(10));
         assert_eq!(w.offset_flush_timeout(), Duration::from_secs(5));
         assert_eq!(w.task_shutdown_graceful_timeout(), Duration::from_secs(5));
+        assert_eq!(w.connector_start_timeout(), Duration::from_secs(60));
         assert_eq!(
             w.offset_storage_file(),
             PathBuf::from("/tmp/connect.offsets")

@@ -87,6 +87,16 @@ pub fn common_worker_def() -> ConfigDef {
         )
         .define(
             key(
+                "connector.start.timeout.ms",
+                Long,
+                Def::Value("60000"),
+                Low,
+                "connect-rs: how long a connector's start may take; a connector that has not started by then is FAILED with the reason, and its instance is stopped.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
                 "offset.flush.interval.ms",
                 Long,
                 Def::Value("60000"),

@@ -64,7 +64,14 @@ pub struct HerderCore {
     /// `host:port` of this worker's REST listener (Kafka Connect's `worker_id`).
     pub(crate) worker_id: String,
     pub(crate) connectors: BTreeMap<String, Entry>,
+    /// Replies held until the start of a connector under way ends (the request that began
+    /// it is answered then; every other request is answered meanwhile).
+    start_waiters: BTreeMap<String, Vec<StartWaiter>>,
 }
+
+/// A reply held until a connector's start ends: given the connector's info then (`None` when
+/// it has none, e.g. it was deleted meanwhile).
+pub(crate) type StartWaiter = Box<dyn FnOnce(Option<ConnectorInfo>) + Send>;
 
 pub(crate) fn connector_type(spec: &ConnectorSpec) -> ConnectorType {
     match spec.plugin {
@@ -107,6 +114,7 @@ impl HerderCore {
             plugins,
             worker_id,
             connectors: BTreeMap::new(),
+            start_waiters: BTreeMap::new(),
         }
     }
 
@@ -135,7 +143,56 @@ impl HerderCore {
                 }
             }
             ConnectorEvent::Failed(name, message) => self.fail(&name, message),
+            ConnectorEvent::Started(outcome) => {
+                let name = outcome.connector().to_owned();
+                let failure = match self.worker.finish_connector_start(outcome) {
+                    None => return,
+                    Some(Ok((spec, task_configs))) => self
+                        .worker
+                        .start_tasks(&spec, task_configs)
+                        .err()
+                        .map(|e| e.to_string()),
+                    Some(Err(e)) => Some(e.to_string()),
+                };
+                if let Some(f) = &failure {
+                    warn!(connector = %name, error = %f, "Connector failed to start.");
+                }
+                if let Some(entry) = self.connectors.get_mut(&name) {
+                    entry.failure = failure;
+                }
+            }
         }
+    }
+
+    /// Holds `waiter` until connector `name`'s start ends, when one is under way here; calls
+    /// it at once (with `None`) otherwise.
+    pub(crate) fn reply_when_started(&mut self, name: &str, waiter: StartWaiter) {
+        if self.worker.is_starting(name) {
+            self.start_waiters
+                .entry(name.to_owned())
+                .or_default()
+                .push(waiter);
+        } else {
+            waiter(None);
+        }
+    }
+
+    /// Takes the held replies of the connectors whose start is no longer under way (it ended,
+    /// or was abandoned), to be answered with `info`.
+    pub(crate) fn take_ended_waiters(&mut self) -> Vec<(String, Vec<StartWaiter>)> {
+        let ended: Vec<String> = self
+            .start_waiters
+            .keys()
+            .filter(|name| !self.worker.is_starting(name))
+            .cloned()
+            .collect();
+        ended
+            .into_iter()
+            .filter_map(|name| {
+                let waiters = self.start_waiters.remove(&name)?;
+                Some((name, waiters))
+            })
+            .collect()
     }
 
     /// Marks connector `name` FAILED with `message` (its tasks keep their own state).
@@ -181,23 +238,22 @@ impl HerderCore {
         }
     }
 
-    /// Starts connector `name` from its stored configuration, recording a start failure.
+    /// Begins starting connector `name` from its stored configuration (the end arrives as a
+    /// connector event), recording a configuration that makes no spec as a start failure.
     ///
     /// The spec is built anew, as Kafka Connect transforms the configuration at each start:
     /// config-provider placeholders resolve to their values of now (a rotated secret). The
     /// entry keeps the new spec.
-    pub(crate) async fn start_stored(&mut self, name: &str) {
+    pub(crate) fn start_stored(&mut self, name: &str) {
         let Some(config) = self.connectors.get(name).map(|e| e.config.clone()) else {
             return;
         };
         let spec = self.build_spec(name, config);
         let failure = match &spec {
-            Ok(spec) => self
-                .worker
-                .start_connector(spec.clone())
-                .await
-                .err()
-                .map(|e| e.to_string()),
+            Ok(spec) => {
+                self.worker.begin_connector_start(spec);
+                None
+            }
             Err(e) => Some(e.to_string()),
         };
         if let Some(entry) = self.connectors.get_mut(name) {
@@ -228,7 +284,7 @@ impl HerderCore {
         }
         entry.target = target;
         match target {
-            TargetState::Started => self.start_stored(name).await,
+            TargetState::Started => self.start_stored(name),
             TargetState::Paused | TargetState::Stopped => {
                 if previous == TargetState::Started {
                     let ids = self
@@ -289,7 +345,7 @@ impl HerderCore {
         if connector_restarts && status.connector.state == "FAILED" {
             // The connector never started: start it (and so its tasks) again.
             self.worker.stop_connector(name).await;
-            self.start_stored(name).await;
+            self.start_stored(name);
         } else {
             // The connector instance only planned the tasks; the selected tasks restart alone,
             // each from its committed offsets.
@@ -485,6 +541,11 @@ impl HerderCore {
             (_, TargetState::Paused) => state("PAUSED", None),
             (_, TargetState::Stopped) => state("STOPPED", None),
             (Some(f), TargetState::Started) => state("FAILED", Some(f.clone())),
+            // Its start is under way: not running yet (Kafka Connect writes no status until
+            // the connector's start returns).
+            (None, TargetState::Started) if self.worker.is_starting(name) => {
+                state("UNASSIGNED", None)
+            }
             (None, TargetState::Started) => state("RUNNING", None),
         };
         if entry.target == TargetState::Paused {
@@ -589,20 +650,16 @@ impl HerderCore {
             self.worker.stop_connector(&name).await;
         }
         let connector_type = connector_type(&spec);
-        let failure = match self.worker.start_connector(spec.clone()).await {
-            Ok(()) => None,
-            Err(e) => {
-                warn!(connector = %name, error = %e, "Connector failed to start.");
-                Some(e.to_string())
-            }
-        };
+        // The start runs on its own task; its end is a connector event (Kafka Connect's
+        // WorkerConnector on the worker's executor).
+        self.worker.begin_connector_start(&spec);
         self.connectors.insert(
             name.clone(),
             Entry {
                 config,
                 spec: Ok(spec),
                 connector_type,
-                failure,
+                failure: None,
                 target: TargetState::Started,
                 paused_tasks: Vec::new(),
             },

@@ -169,6 +169,17 @@ pub(crate) trait Herder: Send {
     }
 }
 
+/// Answers the replies held for connector starts that have ended (or were abandoned) with
+/// each connector's info now; the actors call it before they wait for their next event.
+pub(crate) fn answer_ended_starts<H: Herder>(herder: &mut H) {
+    for (name, waiters) in herder.core_mut().take_ended_waiters() {
+        let info = herder.connector_info(&name).ok();
+        for waiter in waiters {
+            waiter(info.clone());
+        }
+    }
+}
+
 /// Answers `request` with `herder`'s operation; `None` when it was a shutdown (the herder
 /// stopped, the actor ends).
 pub(crate) async fn dispatch<H: Herder>(mut herder: H, request: Request) -> Option<H> {
@@ -199,15 +210,30 @@ pub(crate) async fn dispatch<H: Herder>(mut herder: H, request: Request) -> Opti
             reply,
         } => {
             let result = herder
-                .put_connector_config(name, config, allow_replace, initial)
+                .put_connector_config(name.clone(), config, allow_replace, initial)
                 .await;
-            let _ = reply.send(result);
+            // Answered once the start it began ends (with the connector's tasks then), as
+            // Kafka Connect's standalone herder answers from the start's callback; other
+            // requests are answered meanwhile.
+            herder.core_mut().reply_when_started(
+                &name,
+                Box::new(move |now| {
+                    let result = result.map(|(created, info)| (created, now.unwrap_or(info)));
+                    let _ = reply.send(result);
+                }),
+            );
         }
         Request::Delete(name, reply) => {
             let _ = reply.send(herder.delete_connector(&name).await);
         }
         Request::SetTarget(name, target, reply) => {
-            let _ = reply.send(herder.set_target_state(&name, target).await);
+            let result = herder.set_target_state(&name, target).await;
+            herder.core_mut().reply_when_started(
+                &name,
+                Box::new(move |_| {
+                    let _ = reply.send(result);
+                }),
+            );
         }
         Request::Restart {
             name,
@@ -218,7 +244,12 @@ pub(crate) async fn dispatch<H: Herder>(mut herder: H, request: Request) -> Opti
             let result = herder
                 .restart_connector(&name, include_tasks, only_failed)
                 .await;
-            let _ = reply.send(result);
+            herder.core_mut().reply_when_started(
+                &name,
+                Box::new(move |_| {
+                    let _ = reply.send(result);
+                }),
+            );
         }
         Request::Offsets(name, reply) => {
             let _ = reply.send(herder.connector_offsets(&name).await);

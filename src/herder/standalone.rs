@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
 use super::core::{connector_type, Entry, HerderCore};
-use super::dispatch::{dispatch, Herder};
+use super::dispatch::{answer_ended_starts, dispatch, Herder};
 use super::topic_tracking;
 use super::{
     ConnectorInfo, FenceOrigin, HerderError, HerderHandle, InternalSignature, Request, TargetState,
@@ -158,6 +158,7 @@ impl StandaloneHerder {
     async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
         let mut events = self.core.worker.take_connector_events();
         loop {
+            answer_ended_starts(&mut self);
             let request = tokio::select! {
                 request = rx.recv() => match request {
                     Some(request) => request,

@@ -1,6 +1,7 @@
 //! What running connectors ask of the runtime through their [`ConnectorContext`]: to plan
-//! their tasks again, or to be marked failed. The worker hands each connector a context that
-//! sends here; the herder (standalone or distributed) takes the receiver and answers.
+//! their tasks again, or to be marked failed; and the end of each connector start the worker
+//! began without waiting for it. The worker hands each connector a context that sends here;
+//! the herder (standalone or distributed) takes the receiver and answers.
 
 use std::sync::{Arc, Mutex};
 
@@ -16,6 +17,10 @@ pub enum ConnectorEvent {
     Reconfigure(String),
     /// Connector `0` failed in the background with message `1` (Kafka Connect's `raiseError`).
     Failed(String, String),
+    /// A start begun with [`Worker::begin_connector_start`](super::Worker::begin_connector_start)
+    /// ended (started, failed, timed out or abandoned); the herder hands it back to
+    /// [`Worker::finish_connector_start`](super::Worker::finish_connector_start).
+    Started(super::connectors::StartOutcome),
 }
 
 /// The channel behind every connector context of one worker.
@@ -44,6 +49,11 @@ impl ConnectorEvents {
     /// when the connector stops.
     pub fn context(&self, name: &str, cancel: CancellationToken) -> ConnectorContext {
         ConnectorContext::new(name, self.control.clone(), cancel)
+    }
+
+    /// A sender into the same channel, for the ends of connector starts.
+    pub(super) fn sender(&self) -> UnboundedSender<ConnectorEvent> {
+        self.control.0.clone()
     }
 
     /// The receiver, once (the herder's); `None` when already taken.

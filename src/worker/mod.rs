@@ -33,7 +33,8 @@ use tracing::info;
 
 pub use activity::{Activity, TaskActivity, TaskBoard, Uncommitted};
 pub use connectors::TASK_CLASS_CONFIG;
-use connectors::{stop_instance, RunningConnector};
+use connectors::{stop_instance, RunningConnector, StartingConnector};
+pub use connectors::{StartOutcome, START_TIMEOUT_CONFIG};
 pub use error::TaskError;
 pub use exactly_once::{ExactlyOnceSources, TransactionBoundary};
 pub use record_converters::RecordConverters;
@@ -114,6 +115,10 @@ pub struct Worker {
     topics: Arc<dyn TopicBackend>,
     cancel: CancellationToken,
     connectors: Vec<RunningConnector>,
+    /// Connector starts under way, each on its own task.
+    starting: Vec<StartingConnector>,
+    /// The id of the last start begun.
+    next_start_id: u64,
     tasks: Vec<RunningTask>,
     /// Where the connectors' contexts send their requests (the herder takes the receiver).
     events: connector_events::ConnectorEvents,
@@ -148,6 +153,8 @@ impl Worker {
             topics,
             cancel: CancellationToken::new(),
             connectors: Vec::new(),
+            starting: Vec::new(),
+            next_start_id: 0,
             tasks: Vec::new(),
             events: connector_events::ConnectorEvents::new(),
             retired_topics: std::collections::HashMap::new(),
@@ -186,10 +193,23 @@ impl Worker {
     ) -> Result<(), ConnectorStartError> {
         let spec = spec.into();
         let task_configs = self.start_connector_instance(&spec).await?;
+        self.start_tasks(&spec, task_configs)
+    }
+
+    /// Starts the tasks of `spec` from `task_configs` (the planned ones, in order: task `i`
+    /// runs the `i`-th), as generation 0 (standalone).
+    ///
+    /// # Errors
+    /// When a converter cannot be created.
+    pub fn start_tasks(
+        &mut self,
+        spec: &Arc<ConnectorSpec>,
+        task_configs: Vec<ConfigMap>,
+    ) -> Result<(), ConnectorStartError> {
         let members = task_configs.len();
         for (i, config) in task_configs.into_iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
-            self.start_task(&spec, id, config, members, 0)?;
+            self.start_task(spec, id, config, members, 0)?;
         }
         Ok(())
     }
@@ -213,9 +233,13 @@ impl Worker {
     }
 
     /// How long until every task has been idle (or has ended) for `d`: `None` while one is
-    /// busy, or while a sink connector whose every task runs here (`whole`) has partitions none
+    /// busy or a connector's start is under way, or while a sink connector whose every task runs here (`whole`) has partitions none
     /// of its tasks reads (logged once per reason); zero when all are done.
     pub fn all_idle_left(&self, d: Duration, whole: &dyn Fn(&str) -> bool) -> Option<Duration> {
+        if !self.starting.is_empty() {
+            // A connector whose start is under way has tasks to come.
+            return None;
+        }
         let left = self.tasks.iter().try_fold(Duration::ZERO, |left, t| {
             Some(left.max(t.activity.idle_left(d)?))
         })?;

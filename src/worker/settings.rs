@@ -4,6 +4,11 @@ use std::time::Duration;
 
 use crate::config::WorkerConfig;
 
+/// The default of `connector.start.timeout.ms`: 60 s, less than the REST request timeout
+/// (90 s), so that the request that created or restarted a connector whose start hangs is
+/// answered (with the connector FAILED) rather than timed out.
+pub const DEFAULT_CONNECTOR_START_TIMEOUT_MS: u64 = 60_000;
+
 /// Timing and tolerance settings of the worker.
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
@@ -13,6 +18,9 @@ pub struct WorkerSettings {
     pub offset_flush_timeout: Duration,
     /// `task.shutdown.graceful.timeout.ms`: total time tasks get to stop before they are aborted.
     pub graceful_shutdown_timeout: Duration,
+    /// `connector.start.timeout.ms` (connect-rs): how long a connector's `start` may take
+    /// before the connector is FAILED and its instance abandoned.
+    pub connector_start_timeout: Duration,
     /// Automatic restarts of tasks that failed with a retriable error.
     pub restart: RestartPolicy,
     /// `exactly.once.source.support=enabled` (distributed mode on Kafka): source tasks run in
@@ -91,6 +99,7 @@ impl WorkerSettings {
             offset_flush_interval: config.offset_flush_interval(),
             offset_flush_timeout: config.offset_flush_timeout(),
             graceful_shutdown_timeout: config.task_shutdown_graceful_timeout(),
+            connector_start_timeout: config.connector_start_timeout(),
             restart: RestartPolicy::from_config(config),
             exactly_once: None,
             // On the embedded log, sinks keep their output exact by default (issue 26).
@@ -105,6 +114,7 @@ impl Default for WorkerSettings {
             offset_flush_interval: Duration::from_millis(60_000),
             offset_flush_timeout: Duration::from_millis(5_000),
             graceful_shutdown_timeout: Duration::from_millis(5_000),
+            connector_start_timeout: Duration::from_millis(DEFAULT_CONNECTOR_START_TIMEOUT_MS),
             restart: RestartPolicy::default(),
             exactly_once: None,
             exact_sinks_by_default: false,

@@ -343,3 +343,122 @@ async fn a_batch_refused_with_a_retriable_error_is_converted_and_put_again_whole
     assert_eq!(puts[0], expected);
     assert_eq!(puts[1], expected, "the same batch, converted again");
 }
+
+/// A source connector whose start never returns (a database that never answers); its stop
+/// is recorded.
+struct Hanging {
+    stopped: Arc<AtomicUsize>,
+}
+
+struct HangingConnector {
+    stopped: Arc<AtomicUsize>,
+}
+
+#[async_trait]
+impl SourceConnector for HangingConnector {
+    async fn start(&mut self, _: &ConfigMap) -> ConnectResult<()> {
+        std::future::pending().await
+    }
+    fn task_configs(&self, _: usize) -> ConnectResult<Vec<ConfigMap>> {
+        Ok(vec![ConfigMap::new()])
+    }
+    async fn stop(&mut self) -> ConnectResult<()> {
+        self.stopped.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+impl SourcePlugin for Hanging {
+    fn desc(&self) -> PluginDesc {
+        test_desc(
+            "test.HangingSourceConnector",
+            PluginKind::Source,
+            "test.FlakySourceTask",
+        )
+    }
+    fn config_def(&self) -> ConfigDef {
+        ConfigDef::new()
+    }
+    fn new_connector(&self) -> Box<dyn SourceConnector> {
+        Box::new(HangingConnector {
+            stopped: self.stopped.clone(),
+        })
+    }
+    fn new_task(&self) -> Box<dyn SourceTask> {
+        Box::new(FlakyTask {
+            instance: 1,
+            sent: false,
+        })
+    }
+}
+
+async fn wait_stopped(stopped: &AtomicUsize, n: usize) {
+    for _ in 0..500 {
+        if stopped.load(Ordering::SeqCst) >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the abandoned instance was not stopped");
+}
+
+#[tokio::test]
+async fn a_start_that_hangs_fails_after_the_bound_and_a_stop_abandons_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let hanging: Arc<dyn SourcePlugin> = Arc::new(Hanging {
+        stopped: stopped.clone(),
+    });
+    let plugins = Arc::new(PluginRegistry::new(
+        vec![hanging.clone()],
+        Vec::<Arc<dyn SinkPlugin>>::new(),
+        crate::converters::builtin_converters(),
+        Vec::new(),
+        Vec::new(),
+    ));
+    let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
+    let offsets = Arc::new(FileOffsetStore::open(&dir.path().join("offsets.json")).unwrap());
+    let settings = WorkerSettings {
+        connector_start_timeout: Duration::from_millis(100),
+        ..WorkerSettings::default()
+    };
+    let mut worker = Worker::new(settings, plugins, offsets, log.clone());
+    let mut events = worker.take_connector_events().unwrap();
+    let spec = Arc::new(string_spec("h", ConnectorPlugin::Source(hanging), None));
+
+    // Awaited: a failure naming the bound, the instance stopped in the background.
+    let err = worker.start_connector_instance(&spec).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Failed to start connector h: The connector did not start within 100 ms (connector.start.timeout.ms); it was stopped"
+    );
+    assert!(!worker.runs_connector("h") && !worker.is_starting("h"));
+    wait_stopped(&stopped, 1).await;
+
+    // Begun: a stop abandons it at once, and its late outcome is ignored.
+    worker.begin_connector_start(&spec);
+    assert!(worker.is_starting("h"));
+    worker.stop_connector_instance("h").await;
+    assert!(!worker.is_starting("h"));
+    let Some(connector_events::ConnectorEvent::Started(outcome)) = events.recv().await else {
+        panic!("the start's outcome");
+    };
+    assert!(worker.finish_connector_start(outcome).is_none());
+    wait_stopped(&stopped, 2).await;
+
+    // Begun and left alone: the outcome is the bound's failure.
+    worker.begin_connector_start(&spec);
+    let Some(connector_events::ConnectorEvent::Started(outcome)) = events.recv().await else {
+        panic!("the start's outcome");
+    };
+    let Some(Err(failed)) = worker.finish_connector_start(outcome) else {
+        panic!("the bound's failure");
+    };
+    assert!(
+        failed.to_string().contains("did not start within 100 ms"),
+        "{failed}"
+    );
+    assert!(!worker.is_starting("h") && !worker.runs_connector("h"));
+    worker.stop().await;
+    log.close().await;
+}

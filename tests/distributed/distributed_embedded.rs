@@ -374,3 +374,22 @@ fn a_cluster_scope_logger_level_is_set_on_the_admin_listener() {
         "{configs}"
     );
 }
+
+/// Issue 34 item 4 in distributed mode: a connector whose start hangs (a JDBC source on a
+/// database that never answers) blocks neither reads nor other connectors' answers nor its
+/// own deletion, and is FAILED with the reason after `connector.start.timeout.ms`.
+#[test]
+fn a_connector_whose_start_hangs_blocks_no_other_request() {
+    let w = Workdir::new();
+    let worker = w.worker(&format!("{DISTRIBUTED}\nconnector.start.timeout.ms=4000"));
+    let input = w.write("in.txt", "a\n");
+    let running = start_args(&w, &args(&["distributed"], &[&worker]));
+    let created = running.client.post(
+        "/connectors",
+        &json!({"name": "other", "config": {"connector.class": "FileStreamSource", "file": input, "topic": "t"}}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    support::rest::wait_running(&running.client, "other", Duration::from_secs(60));
+    support::rest::check_a_hanging_start_blocks_nothing(running.port, "other", 4000);
+    stop(running);
+}

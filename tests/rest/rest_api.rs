@@ -1220,3 +1220,23 @@ fn a_worker_can_refuse_the_file_connectors() {
         404
     );
 }
+
+/// Issue 34 item 4: a connector whose start hangs (a JDBC source on a database that never
+/// answers) blocks neither reads nor other connectors' answers nor its own deletion, and is
+/// FAILED with the reason after `connector.start.timeout.ms`.
+#[test]
+fn a_connector_whose_start_hangs_blocks_no_other_request() {
+    let w = Workdir::new();
+    let worker = w.worker("connector.start.timeout.ms=4000");
+    let input = w.write("in.txt", "a\n");
+    let mut run = start(&w, &[&worker]);
+    create(
+        &run.client,
+        "other",
+        &json!({"connector.class": "FileStreamSource", "file": input, "topic": "t"}),
+    );
+    wait_running(&run.client, "other");
+    support::rest::check_a_hanging_start_blocks_nothing(run.port, "other", 4000);
+    let status = terminate(&mut run.child, Duration::from_secs(30));
+    assert!(status.success(), "exit {status}; log:\n{}", w.log());
+}

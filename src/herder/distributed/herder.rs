@@ -22,7 +22,7 @@ use super::cluster_view::{snapshot_of, SharedView};
 use super::session_key::Signing;
 use crate::config::{RawConfig, WorkerConfig};
 use crate::herder::core::HerderCore;
-use crate::herder::dispatch::dispatch;
+use crate::herder::dispatch::{answer_ended_starts, dispatch};
 use crate::herder::spec::{connector_spec, SpecError};
 use crate::herder::{HerderError, HerderHandle, Request};
 use crate::storage::internal::{ConfigChange, ConfigProps, ConfigRecord};
@@ -451,6 +451,24 @@ impl DistributedHerder {
                 }
             }
             ConnectorEvent::Failed(name, message) => self.fail_connector(&name, message),
+            ConnectorEvent::Started(outcome) => {
+                let name = outcome.connector().to_owned();
+                match self.core.worker.finish_connector_start(outcome) {
+                    None => return,
+                    Some(Err(e)) => self.fail_connector(&name, e.to_string()),
+                    Some(Ok((_, planned))) => {
+                        if let Some(entry) = self.core.connectors.get_mut(&name) {
+                            entry.failure = None;
+                        }
+                        if self.task_configs_differ(&name, &planned) {
+                            Box::pin(self.submit_task_configs(&name, &planned)).await;
+                        }
+                    }
+                }
+                // Statuses are published, and tasks whose configurations were written start.
+                self.dirty = true;
+                self.settle().await;
+            }
         }
     }
 
@@ -494,6 +512,7 @@ impl DistributedHerder {
         let mut tick = tokio::time::interval(STATUS_TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            answer_ended_starts(&mut self);
             let request = tokio::select! {
                 request = rx.recv() => match request {
                     Some(request) => request,

@@ -123,7 +123,7 @@ impl DistributedHerder {
         }
         for name in desired {
             if !self.running_connectors.contains_key(&name) {
-                self.start_connector_here(&name).await;
+                self.start_connector_here(&name);
             }
         }
         let desired_tasks = self.desired_tasks();
@@ -173,6 +173,7 @@ impl DistributedHerder {
                 .is_some_and(|e| e.failure.is_some());
             failed
                 || (self.running_connectors.contains_key(c)
+                    && !self.core.worker.is_starting(c)
                     && !self.configs.snapshot().inconsistent().contains(c)
                     && self.configs.snapshot().applied_connector_config(c)
                         == self.configs.snapshot().connector_config(c))
@@ -226,9 +227,10 @@ impl DistributedHerder {
         }
     }
 
-    /// Starts connector `name`'s instance here; stores the task configurations it plans when
-    /// they differ from the stored ones.
-    async fn start_connector_here(&mut self, name: &str) {
+    /// Begins starting connector `name`'s instance here (on its own task: the herder goes on
+    /// answering); when it has started, the task configurations it plans are stored if they
+    /// differ from the stored ones (`on_connector_event`).
+    fn start_connector_here(&mut self, name: &str) {
         let Some(stored) = self.configs.snapshot().connector_config(name).cloned() else {
             return;
         };
@@ -239,16 +241,10 @@ impl DistributedHerder {
             Ok(spec) => spec,
             Err(e) => return self.fail_connector(name, e.to_string()),
         };
-        let planned = match self.core.worker.start_connector_instance(&spec).await {
-            Ok(planned) => planned,
-            Err(e) => return self.fail_connector(name, e.to_string()),
-        };
         if let Some(entry) = self.core.connectors.get_mut(name) {
             entry.failure = None;
         }
-        if self.task_configs_differ(name, &planned) {
-            Box::pin(self.submit_task_configs(name, &planned)).await;
-        }
+        self.core.worker.begin_connector_start(&spec);
     }
 
     /// The connector configuration that `name`'s task configurations were planned from (its

@@ -69,6 +69,10 @@ impl DistributedHerder {
                 (TargetState::Paused, _) => (ComponentState::Paused, None),
                 (TargetState::Stopped, _) => (ComponentState::Stopped, None),
                 (TargetState::Started, Some(f)) => (ComponentState::Failed, Some(f.clone())),
+                // Its start is under way here.
+                (TargetState::Started, None) if self.core.worker.is_starting(name) => {
+                    (ComponentState::Unassigned, None)
+                }
                 (TargetState::Started, None) => (ComponentState::Running, None),
             };
             now.insert((name.clone(), None), state);
