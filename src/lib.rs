@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod converters;
 pub mod fs_hint;
+pub mod fs_private;
 pub mod herder;
 pub mod jaas;
 pub mod logging;

@@ -605,6 +605,20 @@ offset.flush.interval.ms=10000
     }
 
     #[test]
+    fn a_negative_session_key_ttl_is_refused_as_kafka_connect_does() {
+        let err = worker(
+            "key.converter=A\nvalue.converter=B\ngroup.id=g\ninter.worker.key.ttl.ms=-1\n",
+            WorkerMode::Distributed,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("line 4: inter.worker.key.ttl.ms: Invalid value -1 for configuration inter.worker.key.ttl.ms: Value must be at least 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn every_problem_with_file_line_and_key() {
         let err = worker(
             "value.converter=B\noffset.flush.interval.ms=soon\nnum.partitions=0\ntopic.creation.enable=maybe\n",

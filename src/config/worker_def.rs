@@ -575,13 +575,16 @@ pub fn distributed_worker_def() -> ConfigDef {
             Low,
             "Size of the session key.",
         ))
-        .define(key(
-            "inter.worker.key.ttl.ms",
-            Int,
-            Def::Value("3600000"),
-            Low,
-            "Lifetime of the session key.",
-        ))
+        .define(
+            key(
+                "inter.worker.key.ttl.ms",
+                Int,
+                Def::Value("3600000"),
+                Low,
+                "Lifetime of the session key (0: it never expires).",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
         .define(key(
             "inter.worker.signature.algorithm",
             Str,

@@ -43,8 +43,11 @@ impl ConfigsFile {
     /// The stored connectors (none when the file does not exist).
     ///
     /// # Errors
-    /// [`StorageError::Corrupt`] naming the file when it cannot be parsed (it is left untouched).
+    /// [`StorageError::Corrupt`] naming the file when it cannot be parsed (it is left untouched),
+    /// [`StorageError::Unsafe`] when other users could replace it (its directory is writable
+    /// by them and not sticky).
     pub fn load(&self) -> Result<BTreeMap<String, StoredConnector>, StorageError> {
+        crate::fs_private::check_file_dir(&self.path)?;
         match std::fs::read(&self.path) {
             Ok(bytes) => serde_json::from_slice::<Document>(&bytes)
                 .map(|d| d.connectors)

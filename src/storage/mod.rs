@@ -60,6 +60,9 @@ pub enum StorageError {
         /// What is wrong.
         reason: String,
     },
+    /// Other users can write the directory of a state file.
+    #[error(transparent)]
+    Unsafe(#[from] crate::fs_private::UnsafeDir),
     /// An internal topic's log failed (its message as it is).
     #[error(transparent)]
     TopicLog(#[from] topic_log::TopicLogError),

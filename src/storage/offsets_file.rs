@@ -31,8 +31,10 @@ impl FileOffsetStore {
     ///
     /// # Errors
     /// [`StorageError::Corrupt`] when the file is not a valid offsets file (it is left
-    /// untouched), [`StorageError::Io`] when it cannot be read.
+    /// untouched), [`StorageError::Io`] when it cannot be read, [`StorageError::Unsafe`] when
+    /// other users could replace it (its directory is writable by them and not sticky).
     pub fn open(path: &Path) -> Result<Self, StorageError> {
+        crate::fs_private::check_file_dir(path)?;
         let offsets = match std::fs::read(path) {
             Ok(bytes) => parse(path, &bytes)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Offsets::new(),
@@ -142,8 +144,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).map_err(io("Could not create the directory of"))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+    crate::fs_private::create_dir_all(&dir).map_err(io("Could not create the directory of"))?;
+    let mut tmp = crate::fs_private::temp_file_in(&dir)
         .map_err(io("Could not create a temporary file for"))?;
     tmp.write_all(bytes).map_err(io("Could not write"))?;
     tmp.as_file().sync_all().map_err(io("Could not fsync"))?;

@@ -166,6 +166,9 @@ pub enum TopicError {
     /// (librdkafka's reason, which holds no secret).
     #[error("{0}")]
     Refused(String),
+    /// The data directory is not private to the worker's user (others can write it).
+    #[error(transparent)]
+    Unsafe(#[from] crate::fs_private::UnsafeDir),
     /// Any other failure.
     #[error("{0}")]
     Other(String),

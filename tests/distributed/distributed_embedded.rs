@@ -393,3 +393,178 @@ fn a_connector_whose_start_hangs_blocks_no_other_request() {
     support::rest::check_a_hanging_start_blocks_nothing(running.port, "other", 4000);
     stop(running);
 }
+
+/// The session keys of the config topic, in order: (key bytes, algorithm, creation timestamp).
+fn session_keys(w: &Workdir, worker: &Path) -> Vec<(Vec<u8>, String, i64)> {
+    use base64::Engine as _;
+    let lines = topic_lines(w, worker, "connect-configs");
+    values_of(&lines, "session-key")
+        .into_iter()
+        .map(|value| {
+            let v: serde_json::Value = serde_json::from_str(value)
+                .unwrap_or_else(|e| panic!("session key record {value}: {e}"));
+            let key = base64::engine::general_purpose::STANDARD
+                .decode(v["key"].as_str().expect("a key"))
+                .expect("base64");
+            (
+                key,
+                v["algorithm"].as_str().expect("an algorithm").to_owned(),
+                v["creation-timestamp"]
+                    .as_i64()
+                    .expect("a creation timestamp"),
+            )
+        })
+        .collect()
+}
+
+/// `POST path` of `body` signed as another worker would sign it (KIP-507) with `key`.
+fn post_signed(running: &Running, path: &str, key: &[u8], body: &str) -> support::http::Response {
+    use base64::Engine as _;
+    let pkey = openssl::pkey::PKey::hmac(key).expect("an HMAC key");
+    let mut signer =
+        openssl::sign::Signer::new(openssl::hash::MessageDigest::sha256(), &pkey).unwrap();
+    signer.update(body.as_bytes()).unwrap();
+    let signature = base64::engine::general_purpose::STANDARD.encode(signer.sign_to_vec().unwrap());
+    running.client.post_with(
+        path,
+        &[
+            ("X-Connect-Authorization", &signature),
+            ("X-Connect-Request-Signature-Algorithm", "HmacSHA256"),
+        ],
+        body,
+    )
+}
+
+/// KIP-507 as Kafka Connect's leader does it: the session key is replaced when it expires
+/// (`inter.worker.key.ttl.ms` after its creation), and a request signed with a replaced key
+/// is refused with Kafka Connect's 403 while one signed with the current key is accepted.
+#[test]
+fn the_leader_rotates_the_session_key_at_its_ttl_and_a_replaced_key_is_refused() {
+    const TTL_MS: i64 = 3000;
+    let w = Workdir::new();
+    let worker = w.worker(&format!("{DISTRIBUTED}\ninter.worker.key.ttl.ms={TTL_MS}"));
+    let src = w.source("src", &w.write("in.txt", "a\n"), "lines");
+    let running = start_args(
+        &w,
+        &args(&["standalone", "--distributed"], &[&worker, &src]),
+    );
+    support::rest::wait_running(&running.client, "src", Duration::from_secs(30));
+    // The task configurations as another worker would send them to the leader: writing them
+    // again changes nothing, so an accepted request answers 204.
+    let tasks = running.client.get("/connectors/src/tasks").json();
+    let configs: Vec<serde_json::Value> = tasks
+        .as_array()
+        .expect("a list of tasks")
+        .iter()
+        .map(|t| t["config"].clone())
+        .collect();
+    let body = serde_json::Value::Array(configs).to_string();
+
+    let mut keys = Vec::new();
+    wait_for(
+        "a session key in the config topic",
+        Duration::from_secs(10),
+        || {
+            keys = session_keys(&w, &worker);
+            !keys.is_empty()
+        },
+    );
+    let (first, algorithm, created) = keys[0].clone();
+    assert_eq!(algorithm, "HmacSHA256");
+    wait_for(
+        "a second session key, written at the first one's TTL",
+        Duration::from_millis(TTL_MS as u64 + 7000),
+        || {
+            keys = session_keys(&w, &worker);
+            keys.len() >= 2
+        },
+    );
+    let (second, _, rotated) = keys[1].clone();
+    assert_ne!(first, second, "a new key");
+    assert!(
+        rotated - created >= TTL_MS && rotated - created < TTL_MS + 2000,
+        "the key was replaced {} ms after its creation; its TTL is {TTL_MS} ms",
+        rotated - created
+    );
+
+    let refused = post_signed(&running, "/connectors/src/tasks", &first, &body);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        refused.json()["message"],
+        "Internal request contained invalid signature.",
+        "{}",
+        refused.body
+    );
+    // The current key (rotation goes on every 3 s: the newest key read when sending).
+    wait_for(
+        "a request signed with the current key to be accepted",
+        Duration::from_secs(20),
+        || {
+            let keys = session_keys(&w, &worker);
+            let current = &keys.last().expect("keys").0;
+            post_signed(&running, "/connectors/src/tasks", current, &body).status == 204
+        },
+    );
+    stop(running);
+}
+
+/// The embedded log holds the session key and connector configurations: only the worker's
+/// user can read them. Every file connect-rs writes is 0600, every directory 0700; the user
+/// `nobody` cannot read the config topic's segment, so it cannot sign internal requests.
+#[test]
+fn the_session_key_on_disk_is_private_to_the_workers_user() {
+    let w = Workdir::new();
+    // Only connect-rs's own modes may stop another user from reading its files.
+    support::chmod(w.dir.path(), 0o755);
+    let worker = w.worker(DISTRIBUTED);
+    let input = w.write("in.txt", numbered_lines(0, 100, 40));
+    let output = w.path("out.txt");
+    let src = w.source("src", &input, "lines");
+    let dst = w.sink("dst", &output, "lines");
+    let running = start_args(
+        &w,
+        &args(&["standalone", "--distributed"], &[&worker, &src, &dst]),
+    );
+    wait_for("100 lines copied", Duration::from_secs(60), || {
+        line_count(&output) == 100
+    });
+    let key = session_keys(&w, &worker).pop().expect("a session key").0;
+    let data = w.path("data");
+    let segment = data.join("connect-configs-0/00000000000000000000.log");
+    assert!(
+        std::fs::read(&segment)
+            .unwrap()
+            .windows(8)
+            .any(|win| win == b"session-"),
+        "the segment holds the session key"
+    );
+    // What a reader of the file could do with it: a signed internal request passes the check
+    // (404: no such connector, after the signature was accepted).
+    let forged = post_signed(&running, "/connectors/nope/tasks", &key, "[]");
+    assert_eq!(forged.status, 404, "{}", forged.body);
+
+    if support::is_root() {
+        let read = support::cat_as_nobody(&segment);
+        assert!(!read.status.success(), "nobody read the segment");
+        assert!(
+            support::stderr(&read).contains("Permission denied"),
+            "{}",
+            support::stderr(&read)
+        );
+        // The file's own mode stops nobody, also where its directories would let it through.
+        support::chmod(&data, 0o755);
+        support::chmod(&data.join("connect-configs-0"), 0o755);
+        let read = support::cat_as_nobody(&segment);
+        assert!(!read.status.success(), "nobody read the segment");
+        assert!(read.stdout.is_empty());
+        support::chmod(&data.join("connect-configs-0"), 0o700);
+        support::chmod(&data, 0o700);
+        // Without the key, a forged signature (here under a guessed key) is refused.
+        let refused = post_signed(&running, "/connectors/nope/tasks", &[0u8; 32], "[]");
+        assert_eq!(refused.status, 403, "{}", refused.body);
+    } else {
+        eprintln!("not root: the read as user nobody is left out; the modes are checked");
+    }
+    stop(running);
+    assert_eq!(support::not_private(&data), Vec::<String>::new());
+}

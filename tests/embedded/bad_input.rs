@@ -372,3 +372,76 @@ fn a_connector_the_worker_refuses_stops_start_up_naming_file_and_key() {
         "{err}"
     );
 }
+
+/// As PostgreSQL with its data directory: connect-rs does not start on an embedded log
+/// directory other users can write, names it, its mode and the fix, and writes nothing in it.
+#[test]
+fn a_data_directory_other_users_can_write_is_refused_and_nothing_is_written() {
+    let w = Workdir::new();
+    let worker = w.worker("");
+    let c = w.source("src", &w.write("in.txt", "a\n"), "t");
+    let data = w.path("data");
+    std::fs::create_dir(&data).unwrap();
+    for mode in [0o777, 0o770] {
+        chmod(&data, mode);
+        let (code, err) = run_failing(&w, &[&worker, &c]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(&format!(
+                "The embedded log directory {} can be written by other users (mode {mode:04o})",
+                data.display()
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("Run `chmod 700 {}`", data.display())),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&data).unwrap().count(),
+            0,
+            "nothing written"
+        );
+    }
+    // Readable by others is the operator's choice: what connect-rs writes in it is private.
+    chmod(&data, 0o755);
+    let (code, err) = run_failing(&w, &[&worker, &c]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mode(&data), 0o755);
+    assert_eq!(not_private(&data.join("t-0")), Vec::<String>::new());
+}
+
+/// A state file outside the data directory may live in a sticky directory others can write
+/// (as `/tmp`, Kafka Connect's example `offset.storage.file.filename=/tmp/connect.offsets`),
+/// not in one where they could replace it.
+#[test]
+fn an_offsets_file_in_a_directory_others_can_replace_it_in_is_refused() {
+    let w = Workdir::new();
+    let shared = w.path("shared");
+    std::fs::create_dir(&shared).unwrap();
+    let offsets = shared.join("connect.offsets");
+    let worker = w.worker(&format!(
+        "offset.storage.file.filename={}",
+        offsets.display()
+    ));
+    let c = w.source("src", &w.write("in.txt", "a\n"), "t");
+    chmod(&shared, 0o777);
+    let (code, err) = run_failing(&w, &[&worker, &c]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} can be written by other users (mode 0777)",
+            shared.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("`chmod go-w {}`", shared.display())),
+        "{err}"
+    );
+    assert!(!offsets.exists());
+    chmod(&shared, 0o1777);
+    let (code, err) = run_failing(&w, &[&worker, &c]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mode(&offsets), 0o600);
+}

@@ -407,3 +407,59 @@ fn json_converter_writes_kafka_connects_envelope_to_the_topic() {
         "alpha\n{\"quoted\": 1}\n"
     );
 }
+
+/// The worker's state is private to its user: after a run over REST (so the configurations
+/// file is written) every file and directory under the embedded log, the offsets file and the
+/// configurations file (with the directories connect-rs created for them) is 0600 / 0700; a
+/// data directory an older version left readable (0644 files, 0755 directories) is made
+/// private when the log is opened again.
+#[test]
+fn every_file_and_directory_of_the_workers_state_is_private_to_its_user() {
+    let w = Workdir::new();
+    support::chmod(w.dir.path(), 0o755);
+    let offsets = w.path("state/offsets/connect.offsets");
+    let configs = w.path("state/configs/connect.configs");
+    let worker = w.worker(&format!(
+        "offset.storage.file.filename={}\nconfig.storage.file.filename={}\noffset.flush.interval.ms=100",
+        offsets.display(),
+        configs.display()
+    ));
+    let input = w.write("in.txt", numbered_lines(0, 100, 40));
+    let output = w.path("out.txt");
+    let running = rest::start(&w, &[&worker]);
+    for (name, class, key, file) in [
+        ("src", "FileStreamSource", "topic", &input),
+        ("dst", "FileStreamSink", "topics", &output),
+    ] {
+        let created = running.client.post(
+            "/connectors",
+            &serde_json::json!({"name": name, "config": {
+                "connector.class": class, "tasks.max": "1", key: "lines",
+                "file": file.display().to_string()}}),
+        );
+        assert_eq!(created.status, 201, "{}", created.body);
+    }
+    wait_for("100 lines copied", Duration::from_secs(60), || {
+        line_count(&output) == 100
+    });
+    let mut running = running;
+    assert!(terminate(&mut running.child, Duration::from_secs(30)).success());
+    let data = w.path("data");
+    assert!(data.join("lines-0").exists());
+    assert_eq!(not_private(&data), Vec::<String>::new());
+    assert_eq!(not_private(&w.path("state")), Vec::<String>::new());
+    assert!(offsets.exists() && configs.exists());
+
+    // As an older version left it: readable by everyone.
+    let chmod_r = std::process::Command::new("chmod")
+        .args(["-R", "go+rX"])
+        .arg(&data)
+        .status()
+        .unwrap();
+    assert!(chmod_r.success());
+    chmod(&data, 0o700);
+    assert_ne!(not_private(&data), Vec::<String>::new());
+    let (code, err) = w.run_checked(&[&worker]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(not_private(&data), Vec::<String>::new());
+}

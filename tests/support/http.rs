@@ -83,6 +83,23 @@ impl Client {
         path: &str,
         body: Option<(&str, &str)>,
     ) -> std::io::Result<Response> {
+        self.try_send_with(method, path, &[], body)
+    }
+
+    /// `POST path` of a JSON `body` (sent exactly as given) with extra `headers`.
+    pub fn post_with(&self, path: &str, headers: &[(&str, &str)], body: &str) -> Response {
+        self.try_send_with("POST", path, headers, Some(("application/json", body)))
+            .unwrap_or_else(|e| panic!("POST {path} on {}: {e}", self.addr))
+    }
+
+    /// Like [`Client::try_send`], with extra `headers`.
+    pub fn try_send_with(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<(&str, &str)>,
+    ) -> std::io::Result<Response> {
         let mut stream = TcpStream::connect_timeout(&self.addr, HTTP_TIMEOUT)?;
         stream.set_read_timeout(Some(HTTP_TIMEOUT))?;
         stream.set_write_timeout(Some(HTTP_TIMEOUT))?;
@@ -91,6 +108,9 @@ impl Client {
              Connection: close\r\n",
             self.addr
         );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
         match body {
             Some((content_type, body)) => request.push_str(&format!(
                 "Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",

@@ -238,6 +238,62 @@ pub fn numbered_lines(start: usize, n: usize, width: usize) -> Vec<u8> {
     out
 }
 
+/// The entries at and under `root` (not following links) that are not private to the
+/// worker's user, as connect-rs keeps its state: "mode path" of every file not 0600 and every
+/// directory not 0700.
+pub fn not_private(root: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta =
+        std::fs::symlink_metadata(root).unwrap_or_else(|e| panic!("stat {}: {e}", root.display()));
+    let mode = meta.permissions().mode() & 0o7777;
+    let mut bad = Vec::new();
+    if meta.is_dir() {
+        if mode != 0o700 {
+            bad.push(format!("{mode:04o} {}", root.display()));
+        }
+        for entry in std::fs::read_dir(root).unwrap() {
+            bad.extend(not_private(&entry.unwrap().path()));
+        }
+    } else if !meta.file_type().is_symlink() && mode != 0o600 {
+        bad.push(format!("{mode:04o} {}", root.display()));
+    }
+    bad
+}
+
+/// `chmod MODE path`.
+pub fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("chmod {mode:o} {}: {e}", path.display()));
+}
+
+/// The permission bits of `path`.
+pub fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// Whether the tests run as root (then they can act as another user).
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `cat path` run as the unprivileged user `nobody` (the tests must run as root).
+pub fn cat_as_nobody(path: &Path) -> Output {
+    Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "cat"])
+        .arg(path)
+        .output()
+        .expect("run setpriv")
+}
+
 /// stderr of a finished command, as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

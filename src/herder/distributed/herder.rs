@@ -513,6 +513,7 @@ impl DistributedHerder {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             answer_ended_starts(&mut self);
+            let key_due = self.session_key_due();
             let request = tokio::select! {
                 request = rx.recv() => match request {
                     Some(request) => request,
@@ -547,6 +548,14 @@ impl DistributedHerder {
                 }
                 Some((name, outcome)) = self.fencings.done_rx.recv() => {
                     self.fencing_done(name, outcome).await;
+                    continue;
+                }
+                () = Self::session_key_timer(key_due) => {
+                    // Kafka Connect's tick at the key's expiry: the leader writes a new one.
+                    if let Err(e) = self.read_configs().await {
+                        warn!(error = %e, "Could not read the config topic.");
+                    }
+                    self.ensure_session_key().await;
                     continue;
                 }
                 _ = tick.tick() => {

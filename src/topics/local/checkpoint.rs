@@ -76,7 +76,7 @@ pub(crate) fn write(dir: &Path, partitions: Checkpoint) -> Result<(), TopicError
     let path = dir.join(FILE_NAME);
     let json = serde_json::to_vec(&CheckpointFile { partitions })
         .map_err(|e| TopicError::Other(format!("cannot encode {}: {e}", path.display())))?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(io_error("cannot write", &path))?;
+    let mut temp = crate::fs_private::temp_file_in(dir).map_err(io_error("cannot write", &path))?;
     temp.write_all(&json)
         .map_err(io_error("cannot write", &path))?;
     temp.as_file()

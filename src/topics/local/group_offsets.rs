@@ -246,7 +246,8 @@ impl GroupOffsets {
     fn write(&self, group: &str, state: &Group) -> Result<(), TopicError> {
         let path = self.path(group)?;
         if !self.dir.exists() {
-            fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
+            crate::fs_private::create_dir_all(&self.dir)
+                .map_err(io_error("cannot create", &self.dir))?;
             if let Some(parent) = self.dir.parent() {
                 sync_dir(parent)?;
             }
@@ -268,7 +269,7 @@ impl GroupOffsets {
             TopicError::Other(format!("cannot encode the offsets of group {group}: {e}"))
         })?;
         let mut temp =
-            tempfile::NamedTempFile::new_in(&self.dir).map_err(io_error("cannot write", &path))?;
+            crate::fs_private::temp_file_in(&self.dir).map_err(io_error("cannot write", &path))?;
         temp.write_all(&json)
             .map_err(io_error("cannot write", &path))?;
         temp.as_file()

@@ -42,12 +42,18 @@ fn write_configs(
     configs: &BTreeMap<String, String>,
 ) -> Result<(), TopicError> {
     let topics_dir = dir.join(TOPICS_DIR);
-    fs::create_dir_all(&topics_dir).map_err(io_error("cannot create", &topics_dir))?;
+    crate::fs_private::create_dir_all(&topics_dir)
+        .map_err(io_error("cannot create", &topics_dir))?;
     let path = config_path(dir, topic);
     let tmp = topics_dir.join(format!("{topic}.json.tmp"));
     let body = serde_json::to_vec(&serde_json::json!({ "configs": configs }))
         .map_err(|e| TopicError::Other(format!("cannot encode the configs of {topic}: {e}")))?;
-    let mut file = fs::File::create(&tmp).map_err(io_error("cannot create", &tmp))?;
+    let mut file = crate::fs_private::open_options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .map_err(io_error("cannot create", &tmp))?;
     file.write_all(&body)
         .and_then(|()| file.sync_all())
         .map_err(io_error("cannot write", &tmp))?;

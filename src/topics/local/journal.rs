@@ -556,7 +556,7 @@ pub(crate) fn replace(dir: &Path, state: &JournalState) -> Result<(), TopicError
 fn rewrite(dir: &Path, path: &Path, state: &JournalState) -> Result<File, TopicError> {
     let mut bytes = Vec::new();
     frame(&mut bytes, &state.snapshot());
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(io_error("cannot write", path))?;
+    let mut temp = crate::fs_private::temp_file_in(dir).map_err(io_error("cannot write", path))?;
     temp.write_all(&bytes)
         .map_err(io_error("cannot write", path))?;
     temp.as_file()

@@ -97,20 +97,31 @@ fn list_topic_dirs(dir: &Path) -> Result<BTreeMap<String, u32>, TopicError> {
     Ok(topics)
 }
 
-/// Takes the lock of the log in `dir` (held while the returned file is open).
+/// Takes the lock of the log in `dir` (held while the returned file is open) and makes what
+/// the log holds private to the worker's user ([`crate::fs_private`]).
 ///
 /// # Errors
-/// [`TopicError::Unavailable`] when another process holds it.
+/// [`TopicError::Unsafe`] when other users can write `dir` (nothing is written then),
+/// [`TopicError::Unavailable`] when another process holds the lock.
 pub(crate) fn lock_dir(dir: &Path) -> Result<File, TopicError> {
+    crate::fs_private::check_data_dir(dir)?;
     let lock_path = dir.join(LOCK_FILE);
-    let lock = File::options()
+    let lock = crate::fs_private::open_options()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&lock_path)
         .map_err(io_error("cannot open", &lock_path))?;
     match lock.try_lock() {
-        Ok(()) => Ok(lock),
+        Ok(()) => {
+            crate::fs_private::restrict_tree(dir).map_err(|(path, e)| {
+                io_error(
+                    "cannot make private to the worker's user (chmod go-rwx)",
+                    &path,
+                )(e)
+            })?;
+            Ok(lock)
+        }
         Err(fs::TryLockError::WouldBlock) => Err(TopicError::Unavailable(format!(
             "the embedded log {} is in use by another process (lock {} is held)",
             dir.display(),
@@ -123,7 +134,7 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<File, TopicError> {
 impl Log {
     /// Opens the log in `dir` for writing: lock, recovery, writer thread.
     pub(crate) fn open_with(dir: &Path, options: LocalLogOptions) -> Result<Self, TopicError> {
-        fs::create_dir_all(dir).map_err(|e| {
+        crate::fs_private::create_dir_all(dir).map_err(|e| {
             io_error("cannot create the log directory", dir)(crate::fs_hint::explain_dir_error(
                 dir, e,
             ))
@@ -496,7 +507,7 @@ impl Log {
         // count, and the next open creates the missing lower ones.
         for p in (0..count).rev() {
             let path = self.dir.join(format!("{name}-{p}"));
-            fs::create_dir_all(&path).map_err(io_error("cannot create", &path))?;
+            crate::fs_private::create_dir_all(&path).map_err(io_error("cannot create", &path))?;
         }
         sync_dir(&self.dir)?;
         let mut partitions = Vec::with_capacity(count as usize);

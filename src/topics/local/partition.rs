@@ -212,9 +212,9 @@ impl Partition {
             sync_dir(&dir)?;
         }
         if bases.is_empty() && !read_only {
-            fs::create_dir_all(&dir).map_err(io_error("cannot create", &dir))?;
+            crate::fs_private::create_dir_all(&dir).map_err(io_error("cannot create", &dir))?;
             let path = dir.join(segment::file_name(0));
-            let file = OpenOptions::new()
+            let file = crate::fs_private::open_options()
                 .create(true)
                 .append(true)
                 .open(&path)
@@ -462,7 +462,7 @@ impl Partition {
             None => w.sealed_len = Some(w.pos),
         }
         let path = self.dir.join(segment::file_name(base));
-        let file = OpenOptions::new()
+        let file = crate::fs_private::open_options()
             .create_new(true)
             .append(true)
             .open(&path)

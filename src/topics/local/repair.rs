@@ -127,6 +127,7 @@ fn save_copy(dir: &Path, path: &Path) -> Result<PathBuf, TopicError> {
         target = PathBuf::from(format!("{}.{n}", PathBuf::from(&saved).display()));
     }
     fs::copy(path, &target).map_err(io_error("cannot copy the commit journal to", &target))?;
+    crate::fs_private::set_file_mode(&target).map_err(io_error("cannot restrict", &target))?;
     fs::File::open(&target)
         .and_then(|f| f.sync_all())
         .map_err(io_error("cannot sync", &target))?;
