@@ -141,12 +141,18 @@ impl RestServer {
                 .listeners()
                 .iter()
                 .map(|l| l.trim().to_owned())
-                .filter(|l| !l.is_empty())
                 .collect()
         } else {
             vec![DEFAULT_LISTENER.to_owned()]
         };
-        if entries.is_empty() {
+        if entries.len() > 1 && entries.iter().any(String::is_empty) {
+            return Err(SetupError::invalid(
+                "listeners",
+                "Empty URL found when parsing listeners list.",
+            )
+            .into());
+        }
+        if entries.iter().all(String::is_empty) {
             return Err(SetupError::invalid(
                 "listeners",
                 "at least one URL is expected, e.g. http://localhost:8080,https://localhost:8443",

@@ -424,4 +424,22 @@ fn invalid_admin_listeners_stop_start_up_as_kafka_connect() {
         assert_eq!(out.status.code(), Some(2), "{value}: {err}");
         assert!(err.contains(message), "{value}: {err}");
     }
+    // The main listeners too: an empty entry is refused, not skipped.
+    for (value, message) in [
+        (
+            "http://127.0.0.1:0,",
+            "Empty URL found when parsing listeners list.",
+        ),
+        (
+            "http://127.0.0.1:0,,http://127.0.0.1:0",
+            "Empty URL found when parsing listeners list.",
+        ),
+        ("", "at least one URL is expected"),
+    ] {
+        let worker = w.worker(&format!("listeners={value}"));
+        let out = w.run_to_exit(&["standalone", &worker.display().to_string()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{value}: {err}");
+        assert!(err.contains(message), "{value}: {err}");
+    }
 }
