@@ -473,7 +473,7 @@ fn the_leader_rotates_the_session_key_at_its_ttl_and_a_replaced_key_is_refused()
     assert_eq!(algorithm, "HmacSHA256");
     wait_for(
         "a second session key, written at the first one's TTL",
-        Duration::from_millis(TTL_MS as u64 + 7000),
+        Duration::from_millis(TTL_MS as u64 + 15_000),
         || {
             keys = session_keys(&w, &worker);
             keys.len() >= 2
@@ -482,7 +482,8 @@ fn the_leader_rotates_the_session_key_at_its_ttl_and_a_replaced_key_is_refused()
     let (second, _, rotated) = keys[1].clone();
     assert_ne!(first, second, "a new key");
     assert!(
-        rotated - created >= TTL_MS && rotated - created < TTL_MS + 2000,
+        // Not before the TTL; soon after it (a loaded machine may wake the leader late).
+        rotated - created >= TTL_MS && rotated - created < TTL_MS + 5000,
         "the key was replaced {} ms after its creation; its TTL is {TTL_MS} ms",
         rotated - created
     );
