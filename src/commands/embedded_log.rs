@@ -28,16 +28,9 @@ pub fn options(config: &WorkerConfig) -> LocalLogOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RawConfig, WorkerMode};
 
     fn worker(pairs: &[(&str, &str)]) -> WorkerConfig {
-        let mut all = vec![
-            ("key.converter", "StringConverter"),
-            ("value.converter", "StringConverter"),
-        ];
-        all.extend_from_slice(pairs);
-        let raw = RawConfig::from_pairs("worker.properties", all);
-        WorkerConfig::from_raw(&raw, WorkerMode::Standalone).unwrap()
+        WorkerConfig::for_tests(pairs)
     }
 
     #[test]

@@ -45,6 +45,18 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
+    /// A standalone worker of String converters with `pairs` on top, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_tests(pairs: &[(&str, &str)]) -> Self {
+        let mut all = vec![
+            ("key.converter", "StringConverter"),
+            ("value.converter", "StringConverter"),
+        ];
+        all.extend_from_slice(pairs);
+        let raw = super::RawConfig::from_pairs("worker.properties", all);
+        Self::from_raw(&raw, super::WorkerMode::Standalone).expect("a valid worker")
+    }
+
     /// Validates `raw` as a worker configuration for `mode`.
     ///
     /// # Errors

@@ -71,14 +71,9 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RawConfig, WorkerMode};
 
     fn worker(pairs: &[(&str, &str)]) -> WorkerConfig {
-        let json = "org.apache.kafka.connect.json.JsonConverter";
-        let mut all = vec![("key.converter", json), ("value.converter", json)];
-        all.extend_from_slice(pairs);
-        WorkerConfig::from_raw(&RawConfig::from_pairs("w", all), WorkerMode::Standalone)
-            .expect("valid worker")
+        WorkerConfig::for_tests(pairs)
     }
 
     fn connectors(r: &PluginRegistry) -> Vec<String> {

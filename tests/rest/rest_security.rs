@@ -934,6 +934,7 @@ fn connections_beyond_the_bound_wait_and_leave_the_log_its_files() {
     });
     // A request beyond the bound waits for a free connection, and is served once some close.
     let waiting = std::thread::spawn(move || client.get("/connectors?expand=status"));
+    // Not a wait for a condition: the time in which the request must NOT be answered.
     std::thread::sleep(Duration::from_millis(500));
     assert!(!waiting.is_finished(), "served beyond the connection bound");
     drop(idle);
