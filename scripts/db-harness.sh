@@ -13,8 +13,9 @@
 #   scripts/db-harness.sh stop [KIND]    stop the server(s) and their watchdogs, remove the data
 #   scripts/db-harness.sh watchdog KIND  (internal) stop KIND once no lease holder lives
 #
-# Every server has a user `connect` (password `connect`, allowed everything) and a database
-# `connect`; tests create their own databases with `sql KIND connect "CREATE DATABASE ..."`.
+# Every server has a user `connect` (password `connect`, allowed everything: on PostgreSQL it is
+# the initdb superuser, so it may use logical replication and create publications) and a database
+# `connect`; PostgreSQL runs with wal_level=logical (for Debezium); tests create their own databases with `sql KIND connect "CREATE DATABASE ..."`.
 #
 # Environment:
 #   DB_HARNESS_LEASE  space-separated pids that hold the server (tests pass their own pid and
@@ -81,8 +82,12 @@ as_pg() {
 # ---------------------------------------------------------------------------------------------
 # PostgreSQL
 
-pg_start() {
-  local base="$1" bin port
+# Logical decoding for Debezium's PostgreSQL connector (pgoutput, one slot and one WAL sender per
+# connector); harmless for the JDBC tests.
+PG_REPLICATION_OPTS="-c wal_level=logical -c max_replication_slots=20 -c max_wal_senders=20"
+
+pg_start() { # BASE [PORT]: PORT reuses the port of an instance being restarted
+  local base="$1" bin port="${2:-}"
   bin="$(pg_bin)"
   if [[ ! -f "$base/data/PG_VERSION" ]]; then
     rm -rf "$base/data"
@@ -93,11 +98,11 @@ pg_start() {
       --auth=scram-sha-256 -E UTF8 --locale=C >"$base/initdb.log" 2>&1 \
       || die "initdb failed: $(tail -5 "$base/initdb.log")"
   fi
-  port="$(free_port)"
+  [[ -n "$port" ]] || port="$(free_port)"
   touch "$base/server.log"
   [[ "$(id -u)" == 0 ]] && chown postgres: "$base/server.log"
   as_pg "$bin/pg_ctl" -D "$base/data" -l "$base/server.log" -w -t "$START_TIMEOUT" \
-    -o "-p $port -k $base/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-p $port -k $base/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off $PG_REPLICATION_OPTS" \
     start >&2 9>&- || die "PostgreSQL did not start: $(tail -20 "$base/server.log")"
   echo "$port" >"$base/port"
   if ! PGPASSWORD="$PASSWORD" "$bin/psql" -h 127.0.0.1 -p "$port" -U "$USER_NAME" -d postgres -Atqc \
@@ -118,6 +123,19 @@ pg_alive() {
   [[ -f "$base/port" ]] || return 1
   PGPASSWORD="$PASSWORD" "$(pg_bin)/psql" -h 127.0.0.1 -p "$(cat "$base/port")" -U "$USER_NAME" \
     -d postgres -Atqc "SELECT 1" >/dev/null 2>&1
+}
+
+# An instance started by an older harness without logical decoding is restarted once with it, on
+# the same port and data (tests of other processes holding it see a short outage).
+pg_ensure_logical() { # BASE
+  local base="$1" level
+  level="$(pg_sql "$base" postgres "SHOW wal_level")" || die "cannot read PostgreSQL's wal_level"
+  [[ "$level" == logical ]] && return 0
+  log "PostgreSQL runs with wal_level=$level: restarting it with wal_level=logical"
+  pg_stop "$base"
+  pg_start "$base" "$(cat "$base/port")"
+  level="$(pg_sql "$base" postgres "SHOW wal_level")"
+  [[ "$level" == logical ]] || die "PostgreSQL still runs with wal_level=$level after its restart"
 }
 
 pg_sql() { # BASE DB SQL
@@ -289,6 +307,8 @@ cmd_start() {
       mariadb) my_start "$base" ;;
     esac
     log "$kind listening on 127.0.0.1:$(cat "$base/port")"
+  elif [[ "$kind" == postgres ]]; then
+    pg_ensure_logical "$base"
   fi
   if [[ -z "${DB_HARNESS_LEASE:-}" ]]; then
     touch "$base/pinned"

@@ -29,3 +29,29 @@ fn postgres_serves_its_own_database_per_test() {
 fn mariadb_serves_its_own_database_per_test() {
     round_trip(db::mariadb());
 }
+
+/// Debezium's PostgreSQL connector needs logical decoding (pgoutput) and a user allowed to
+/// replicate and to create publications: the harness's server provides both.
+#[test]
+fn postgres_allows_logical_replication() {
+    let db = db::postgres();
+    let name = db.create_database("logical");
+    assert_eq!(db.sql(&name, "SHOW wal_level"), "logical\n");
+    db.sql(&name, "CREATE TABLE t (id INT PRIMARY KEY)");
+    db.sql(&name, "CREATE PUBLICATION p FOR TABLE t");
+    let slot = format!("{name}_slot");
+    db.sql(
+        &name,
+        &format!("SELECT 1 FROM pg_create_logical_replication_slot('{slot}', 'pgoutput')"),
+    );
+    db.sql(&name, "INSERT INTO t VALUES (1)");
+    let changes = db.sql(
+        &name,
+        &format!(
+            "SELECT count(*) FROM pg_logical_slot_get_binary_changes('{slot}', NULL, NULL, \
+             'proto_version', '1', 'publication_names', 'p')"
+        ),
+    );
+    assert_ne!(changes, "0\n", "the slot decoded no change of the insert");
+    db.sql(&name, &format!("SELECT pg_drop_replication_slot('{slot}')"));
+}
