@@ -9,6 +9,7 @@ pub mod http;
 pub mod jdbc;
 pub mod kafka;
 pub mod kafka_connect;
+pub mod plugin_jars;
 pub mod rest;
 pub mod rng;
 
