@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::http::{Client, Response};
 use super::kafka::Broker;
-use super::kafka_connect::{free_port, jars, java_tool};
+use super::kafka_connect::{free_port, jars, java_tool, worker_classpath};
 use super::rest::rest_port;
 use super::{wait_for, Workdir};
 
@@ -59,8 +59,11 @@ pub struct ClusterSpec {
     pub offset_partitions: u32,
     /// `key.converter` and `value.converter`.
     pub converter: String,
-    /// More worker lines (security settings...).
+    /// More worker lines (security settings, `plugin.path`...).
     pub extra: String,
+    /// Entries after Kafka Connect's jars on the class path of its JVM workers (jars a plugin
+    /// needs on the worker's class path, e.g. kafka-server-common); connect-rs workers ignore it.
+    pub java_classpath: Vec<PathBuf>,
 }
 
 impl ClusterSpec {
@@ -76,6 +79,7 @@ impl ClusterSpec {
             offset_partitions: 5,
             converter: "org.apache.kafka.connect.storage.StringConverter".to_owned(),
             extra: String::new(),
+            java_classpath: Vec::new(),
         }
     }
 
@@ -83,6 +87,18 @@ impl ClusterSpec {
     pub fn with_extra(mut self, extra: &str) -> Self {
         self.extra.push_str(extra);
         self.extra.push('\n');
+        self
+    }
+
+    /// The same spec with `plugin.path={plugin_path}` (both runtimes) and `java_classpath` on the
+    /// class path of Kafka Connect's JVMs.
+    pub fn with_plugins(
+        mut self,
+        plugin_path: &std::path::Path,
+        java_classpath: &[PathBuf],
+    ) -> Self {
+        self = self.with_extra(&format!("plugin.path={}", plugin_path.display()));
+        self.java_classpath.extend_from_slice(java_classpath);
         self
     }
 
@@ -286,7 +302,7 @@ fn spawn_java(spec: &ClusterSpec, dir: &Workdir, port: u16) -> Child {
         ])
         .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
         .arg("-cp")
-        .arg(format!("{}/*", libs.display()))
+        .arg(worker_classpath(&libs, &spec.java_classpath))
         .arg("org.apache.kafka.connect.cli.ConnectDistributed")
         .arg(&worker)
         .current_dir(dir.dir.path())

@@ -141,6 +141,15 @@ pub fn compile_oracle(source: &str, work: &Path) -> Oracle {
     }
 }
 
+/// The JVM class path of a Kafka Connect worker: its jars (`LIBS/*`) followed by `extra` entries
+/// (jars a plugin needs on the worker's class path, not isolated, e.g. kafka-server-common).
+pub fn worker_classpath(libs: &Path, extra: &[PathBuf]) -> String {
+    std::iter::once(format!("{}/*", libs.display()))
+        .chain(extra.iter().map(|p| p.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// A free TCP port on 127.0.0.1 (bound, then released for the JVM to take).
 pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
@@ -163,6 +172,24 @@ impl KafkaConnect {
     /// Returns once `GET /` answers 200 with JSON; panics with the log's tail when the JVM exits
     /// or does not answer within [`STARTUP`].
     pub fn start(dir: &Path, bootstrap: &str, worker: &str) -> Self {
+        Self::launch(dir, bootstrap, worker, &[])
+    }
+
+    /// As [`KafkaConnect::start`], with `plugin.path={plugin_path}` in the worker file and the
+    /// `classpath` entries after Kafka Connect's jars on the JVM's class path (as a user puts a
+    /// jar into Kafka's `libs/`).
+    pub fn start_with_plugins(
+        dir: &Path,
+        bootstrap: &str,
+        worker: &str,
+        plugin_path: &Path,
+        classpath: &[PathBuf],
+    ) -> Self {
+        let worker = format!("plugin.path={}\n{worker}", plugin_path.display());
+        Self::launch(dir, bootstrap, &worker, classpath)
+    }
+
+    fn launch(dir: &Path, bootstrap: &str, worker: &str, classpath: &[PathBuf]) -> Self {
         let jars = jars();
         let java = Command::new("java")
             .arg("-version")
@@ -209,7 +236,7 @@ impl KafkaConnect {
             ])
             .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
             .arg("-cp")
-            .arg(format!("{}/*", jars.libs.display()))
+            .arg(worker_classpath(&jars.libs, classpath))
             .arg("org.apache.kafka.connect.cli.ConnectStandalone")
             .arg(&worker_file)
             .current_dir(dir)
