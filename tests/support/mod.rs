@@ -5,6 +5,7 @@
 
 pub mod cluster;
 pub mod db;
+pub mod debezium;
 pub mod http;
 pub mod jdbc;
 pub mod kafka;

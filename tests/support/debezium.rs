@@ -1,0 +1,686 @@
+//! The Debezium differential scenario (issue 28): Debezium's PostgreSQL connector (from
+//! [`super::plugin_jars`]) captures a database of its own on the harness's PostgreSQL
+//! (`wal_level=logical`) through whatever worker runs it, and the records it writes to Kafka are
+//! read back with their keys, values (JsonConverter, schemas enabled) and headers, volatile
+//! fields masked, so that two runs — Apache Kafka Connect's and connect-rs's, or two of either —
+//! compare equal.
+//!
+//! The scenario ([`Scenario`]): tables covering the type mappings that matter (int, bigint,
+//! numeric(10,2), text, boolean, timestamp, timestamptz, date, bytea, jsonb, a TOASTed text
+//! column), `customers` with `REPLICA IDENTITY FULL` (full `before` images), `docs` with the default
+//! identity (an update leaving the TOASTed column alone yields Debezium's
+//! `__debezium_unavailable_value`); snapshot rows; then inserts, updates (one changing the primary
+//! key: delete + tombstone + create), deletes (+ tombstones), a two-row transaction, and a table
+//! created while the connector streams.
+//!
+//! Plugging a worker in: any worker serving Kafka Connect's REST API on the harness broker, with
+//! `plugin.path` naming [`super::plugin_jars::PluginJars::plugin_path`] and its offsets in a topic:
+//! [`run_scenario`]`(&broker, worker_rest_client, offset_topic)` creates the database, starts the
+//! connector, plays the script and returns the masked records per topic and the offsets stored.
+//!
+//! Masked (found by running the scenario twice on two databases): the per-run names — the
+//! `topic.prefix` (in topics, schema names, `source.name`) becomes `<prefix>`, the database name
+//! (`source.db`) `<db>`, the connector name (offset keys) `<connector>` — and the volatile fields
+//! `ts_ms`, `ts_us`, `ts_ns`, `source.ts_ms`, `source.ts_us`, `source.ts_ns`, `source.lsn`,
+//! `source.txId`, `source.sequence`, `source.xmin`, the header `__debezium.context.runId` (a UUID
+//! per task start) (and in offsets `lsn`, `lsn_proc`, `lsn_commit`, `txId`, `ts_usec`, `xmin`)
+//! become `"<masked>"` when not null.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{Headers, Message};
+use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::db::postgres;
+use super::http::Client;
+use super::kafka::Broker;
+
+/// How long the connector may take to snapshot, or to stream the script's changes.
+pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// The placeholder of a masked volatile field.
+pub const MASKED: &str = "<masked>";
+
+/// Volatile fields of a change event's `source` block.
+const VOLATILE_SOURCE: &[&str] = &["ts_ms", "ts_us", "ts_ns", "lsn", "txId", "sequence", "xmin"];
+/// Volatile fields of a change event's envelope.
+const VOLATILE_ENVELOPE: &[&str] = &["ts_ms", "ts_us", "ts_ns"];
+/// Headers whose value changes with every start of the task (Debezium's context headers).
+const VOLATILE_HEADERS: &[&str] = &["__debezium.context.runId"];
+/// Volatile fields of a stored source offset.
+const VOLATILE_OFFSET: &[&str] = &["lsn", "lsn_proc", "lsn_commit", "txId", "ts_usec", "xmin"];
+
+/// The tables, as topic suffixes after the prefix, with the number of records the whole scenario
+/// writes to each (snapshot `r`, then `c`/`u`/`d` and tombstones).
+pub const EXPECTED_COUNTS: &[(&str, usize)] = &[
+    ("public.customers", 12),
+    ("public.docs", 6),
+    ("public.late", 5),
+];
+
+/// The operations (`op`, or `tombstone`) the scenario writes per topic, in order.
+pub fn expected_ops() -> BTreeMap<String, Vec<&'static str>> {
+    const T: &str = "tombstone";
+    BTreeMap::from([
+        (
+            "public.customers".to_owned(),
+            vec!["r", "r", "r", "c", "u", "d", T, "c", "d", T, "c", "c"],
+        ),
+        ("public.docs".to_owned(), vec!["r", "r", "u", "u", "d", T]),
+        ("public.late".to_owned(), vec!["c", "c", "u", "d", T]),
+    ])
+}
+
+/// The schema and the snapshot rows.
+const SETUP_SQL: &str = "
+CREATE TABLE customers (
+  id int PRIMARY KEY,
+  big bigint NOT NULL,
+  amount numeric(10,2),
+  note text,
+  flag boolean,
+  ts timestamp,
+  tstz timestamptz,
+  d date,
+  raw bytea,
+  doc jsonb
+);
+ALTER TABLE customers REPLICA IDENTITY FULL;
+CREATE TABLE docs (id int PRIMARY KEY, title text NOT NULL, body text);
+ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL;
+INSERT INTO customers VALUES
+  (1, 9007199254740993, 12345678.91, 'first', true, '2024-01-02 03:04:05.123456',
+   '2024-03-01 12:34:56.789+02', '2024-01-31', '\\x00ff10', '{\"a\": [1, 2.5, \"x\"], \"b\": null}'),
+  (2, -1, -0.05, 'Grüße, 世界', false, '1970-01-01 00:00:00', '1999-12-31 23:59:59.999999+00',
+   '1969-07-20', '\\x', '[]'),
+  (3, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO docs VALUES
+  (1, 'big', (SELECT string_agg(md5(i::text || 'one'), '') FROM generate_series(1, 400) i)),
+  (2, 'small', 'short body');
+";
+
+/// The changes played while the connector streams; the last statement touches `late`, so all
+/// changes are in the log once `late` has its records.
+const CHANGES_SQL: &[&str] = &[
+    "INSERT INTO customers VALUES (4, 4, 4.40, 'four', true, '2024-04-04 04:04:04', \
+     '2024-04-04 04:04:04+00', '2024-04-04', '\\x04', '{\"n\": 4}')",
+    "UPDATE customers SET amount = 99999999.99, note = 'updated', flag = NOT flag, \
+     doc = doc || '{\"c\": true}' WHERE id = 2",
+    "UPDATE customers SET id = 10 WHERE id = 3",
+    "DELETE FROM customers WHERE id = 1",
+    "UPDATE docs SET title = 'big, renamed' WHERE id = 1",
+    "UPDATE docs SET body = (SELECT string_agg(md5(i::text || 'two'), '') \
+     FROM generate_series(1, 300) i) WHERE id = 2",
+    "BEGIN; INSERT INTO customers (id, big, note) VALUES (5, 5, 'five'); \
+     INSERT INTO customers (id, big, note) VALUES (6, 6, 'six'); COMMIT",
+    "DELETE FROM docs WHERE id = 2",
+    "CREATE TABLE late (id int PRIMARY KEY, label text, at timestamptz); \
+     ALTER TABLE late REPLICA IDENTITY FULL",
+    "INSERT INTO late VALUES (1, 'one', '2025-05-05 05:05:05+05'), (2, 'two', NULL)",
+    "UPDATE late SET label = 'uno' WHERE id = 1",
+    "DELETE FROM late WHERE id = 1",
+];
+
+/// One record of a topic, as read from Kafka (key and value are JsonConverter's JSON; a
+/// tombstone has no value), masked by [`Scenario::mask`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CdcRecord {
+    pub key: Option<Value>,
+    pub value: Option<Value>,
+    /// Header names with their values as text (`None`: a null header value).
+    pub headers: Vec<(String, Option<String>)>,
+}
+
+impl CdcRecord {
+    /// `payload.op`, or `tombstone` for a record without value.
+    pub fn op(&self) -> &str {
+        match &self.value {
+            None => "tombstone",
+            Some(v) => v["payload"]["op"].as_str().unwrap_or("?"),
+        }
+    }
+}
+
+/// What one run produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// Masked records per topic (the topic's name after `<prefix>.`), in offset order.
+    pub records: BTreeMap<String, Vec<CdcRecord>>,
+    /// The connector's entries in the offsets topic (key, value; `None` for a tombstone), in
+    /// order, unmasked: what the worker stored.
+    pub offsets: Vec<(Value, Option<Value>)>,
+    /// The same entries masked ([`Scenario::mask_offset`]).
+    pub masked_offsets: Vec<(Value, Value)>,
+    /// The connector's name (the first element of its offset keys).
+    pub connector: String,
+}
+
+/// One capture: a database of its own on the harness's PostgreSQL and the names of its
+/// connector. Dropping it drops the replication slot (when the connector released it).
+pub struct Scenario {
+    /// The database (also `slot.name`; `publication.name` is `<db>_pub`).
+    pub db: String,
+    /// `topic.prefix` (unique on the broker).
+    pub prefix: String,
+    /// The connector's name.
+    pub connector: String,
+}
+
+impl Scenario {
+    /// Creates the database with the schema and snapshot rows.
+    pub fn new() -> Self {
+        let db = postgres().create_database("dbz");
+        postgres().sql(&db, SETUP_SQL);
+        let prefix = Broker::unique("dbz");
+        Self {
+            connector: format!("{prefix}-pg"),
+            db,
+            prefix,
+        }
+    }
+
+    /// `slot.name`.
+    pub fn slot(&self) -> String {
+        self.db.clone()
+    }
+
+    /// The connector's configuration: `PostgresConnector` with pgoutput, this scenario's slot,
+    /// publication and prefix, JsonConverter with schemas for keys and values, one-partition
+    /// topics created by the worker.
+    pub fn connector_config(&self) -> Value {
+        let pg = postgres();
+        json!({
+            "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "tasks.max": "1",
+            "database.hostname": pg.host,
+            "database.port": pg.port.to_string(),
+            "database.user": pg.user,
+            "database.password": pg.password,
+            "database.dbname": self.db,
+            "topic.prefix": self.prefix,
+            "plugin.name": "pgoutput",
+            "slot.name": self.slot(),
+            "publication.name": format!("{}_pub", self.db),
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "true",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "true",
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.default.partitions": "1",
+        })
+    }
+
+    /// `<prefix>.<suffix>`.
+    pub fn topic(&self, suffix: &str) -> String {
+        format!("{}.{suffix}", self.prefix)
+    }
+
+    /// Plays the inserts, updates, deletes and the later table, one statement (or transaction)
+    /// after the other.
+    pub fn apply_changes(&self) {
+        for sql in CHANGES_SQL {
+            postgres().sql(&self.db, sql);
+        }
+    }
+
+    /// Masks the per-run names and volatile fields of a record (see the module doc).
+    pub fn mask(&self, mut record: CdcRecord) -> CdcRecord {
+        for v in record.key.iter_mut().chain(record.value.iter_mut()) {
+            self.rename(v);
+        }
+        if let Some(payload) = record.value.as_mut().map(|v| &mut v["payload"]) {
+            mask_fields(payload, VOLATILE_ENVELOPE);
+            if let Some(source) = payload.get_mut("source") {
+                mask_fields(source, VOLATILE_SOURCE);
+            }
+        }
+        for (name, value) in &mut record.headers {
+            *name = self.rename_str(name);
+            if let Some(v) = value {
+                *v = if VOLATILE_HEADERS.contains(&name.as_str()) {
+                    MASKED.to_owned()
+                } else {
+                    self.rename_str(v)
+                };
+            }
+        }
+        record
+    }
+
+    /// Masks the per-run names and volatile fields of a stored offset (key, value).
+    pub fn mask_offset(&self, (mut key, mut value): (Value, Option<Value>)) -> (Value, Value) {
+        if let Some(name) = key.get_mut(0) {
+            if name == self.connector.as_str() {
+                *name = json!("<connector>");
+            }
+        }
+        self.rename(&mut key);
+        let mut value = value.take().unwrap_or(Value::Null);
+        mask_fields(&mut value, VOLATILE_OFFSET);
+        (key, value)
+    }
+
+    fn rename_str(&self, s: &str) -> String {
+        s.replace(&self.prefix, "<prefix>")
+    }
+
+    /// Replaces the prefix in every string (schema names, `source.name`) and the database name
+    /// in `source.db`.
+    fn rename(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => *s = self.rename_str(s),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.rename(i)),
+            Value::Object(map) => {
+                for (key, item) in map.iter_mut() {
+                    if key == "db" && item == self.db.as_str() {
+                        *item = json!("<db>");
+                    } else {
+                        self.rename(item);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for Scenario {
+    /// Drops the slot if no connector holds it any more (slots keep WAL; the harness allows 20).
+    fn drop(&mut self) {
+        let sql = format!(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots \
+             WHERE slot_name = '{}' AND NOT active",
+            self.slot()
+        );
+        // Best effort, never a panic inside a drop (the test may be failing already).
+        let _ = Command::new("bash")
+            .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/db-harness.sh"))
+            .args(["sql", "postgres", &self.db, &sql])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// Replaces the non-null `fields` of an object with [`MASKED`].
+fn mask_fields(v: &mut Value, fields: &[&str]) {
+    if let Some(map) = v.as_object_mut() {
+        for f in fields {
+            if let Some(item) = map.get_mut(*f) {
+                if !item.is_null() {
+                    *item = json!(MASKED);
+                }
+            }
+        }
+    }
+}
+
+/// The whole differential scenario on one running worker: creates a database, starts Debezium
+/// on it through `rest` (PUT `/connectors/{name}/config`), waits for the snapshot, plays the
+/// changes, waits for every expected record, deletes the connector and returns the masked
+/// records and the offsets the worker stored in `offset_topic`.
+pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcome {
+    let scenario = Scenario::new();
+    let r = rest.put(
+        &format!("/connectors/{}/config", scenario.connector),
+        &scenario.connector_config(),
+    );
+    assert!(
+        r.status == 201 || r.status == 200,
+        "creating the Debezium connector failed: {} {}",
+        r.status,
+        r.body
+    );
+    let reader = TopicReader::new(broker);
+    let snapshot: Vec<(String, usize)> = vec![
+        (scenario.topic("public.customers"), 3),
+        (scenario.topic("public.docs"), 2),
+    ];
+    reader.await_counts(&snapshot, &rest, &scenario.connector, "the snapshot");
+    scenario.apply_changes();
+    let all: Vec<(String, usize)> = EXPECTED_COUNTS
+        .iter()
+        .map(|(t, n)| (scenario.topic(t), *n))
+        .collect();
+    reader.await_counts(&all, &rest, &scenario.connector, "the streamed changes");
+    let records = reader.read_prefix(&scenario);
+    let offsets = reader.await_offsets(offset_topic, &scenario.connector);
+    let r = rest.delete(&format!("/connectors/{}", scenario.connector));
+    assert!(
+        r.status == 204 || r.status == 200,
+        "deleting the Debezium connector failed: {} {}",
+        r.status,
+        r.body
+    );
+    // The slot is dropped with the scenario once the stopped task released it.
+    let active = format!(
+        "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND active",
+        scenario.slot()
+    );
+    super::wait_for(
+        "the deleted connector to release its replication slot",
+        Duration::from_secs(60),
+        || postgres().sql(&scenario.db, &active) == "0\n",
+    );
+    let masked_offsets = offsets
+        .iter()
+        .cloned()
+        .map(|o| scenario.mask_offset(o))
+        .collect();
+    Outcome {
+        records,
+        offsets,
+        masked_offsets,
+        connector: scenario.connector.clone(),
+    }
+}
+
+/// The differences of two runs' records, line by line of their pretty JSON (`-` left, `+`
+/// right, with the JSON path of the line's record), empty when they are equal.
+pub fn diff(
+    left: &BTreeMap<String, Vec<CdcRecord>>,
+    right: &BTreeMap<String, Vec<CdcRecord>>,
+) -> String {
+    let mut out = String::new();
+    let topics: std::collections::BTreeSet<&String> = left.keys().chain(right.keys()).collect();
+    for topic in topics {
+        let (l, r) = (left.get(topic), right.get(topic));
+        let (ln, rn) = (l.map_or(0, Vec::len), r.map_or(0, Vec::len));
+        if ln != rn {
+            out += &format!("{topic}: {ln} records vs {rn}\n");
+        }
+        for i in 0..ln.max(rn) {
+            let pretty = |side: Option<&Vec<CdcRecord>>| {
+                side.and_then(|rs| rs.get(i))
+                    .map(|rec| serde_json::to_string_pretty(rec).expect("json"))
+                    .unwrap_or_default()
+            };
+            let (a, b) = (pretty(l), pretty(r));
+            if a == b {
+                continue;
+            }
+            let (al, bl): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+            for j in 0..al.len().max(bl.len()) {
+                let (x, y) = (al.get(j).copied(), bl.get(j).copied());
+                if x != y {
+                    out += &format!(
+                        "{topic}[{i}] line {j}:\n- {}\n+ {}\n",
+                        x.unwrap_or(""),
+                        y.unwrap_or("")
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Checks that an outcome holds what the scenario plays: per topic the expected `op`s in order
+/// (snapshot `r`, then `c`/`u`/`d` and tombstones), the TOAST placeholder of the update that left
+/// the TOASTed column alone, and the full `before` image of a `REPLICA IDENTITY FULL` update.
+pub fn assert_expected(outcome: &Outcome) {
+    let ops: BTreeMap<String, Vec<&str>> = outcome
+        .records
+        .iter()
+        .map(|(t, rs)| (t.clone(), rs.iter().map(CdcRecord::op).collect()))
+        .collect();
+    assert_eq!(ops, expected_ops(), "the operations per topic");
+    let docs = &outcome.records["public.docs"];
+    assert_eq!(
+        docs[2]
+            .value
+            .as_ref()
+            .map(|v| &v["payload"]["after"]["body"]),
+        Some(&json!("__debezium_unavailable_value")),
+        "an update leaving the TOASTed column alone: {:?}",
+        docs[2]
+    );
+    let customers = &outcome.records["public.customers"];
+    let update = customers[4].value.as_ref().expect("the update's value");
+    assert_eq!(update["payload"]["before"]["note"], json!("Grüße, 世界"));
+    assert_eq!(update["payload"]["after"]["note"], json!("updated"));
+    assert_eq!(update["payload"]["source"]["db"], json!("<db>"), "{update}");
+    assert!(
+        update["payload"]["source"]["lsn"] == json!(MASKED),
+        "{update}"
+    );
+}
+
+/// Reads topics of the harness broker through one consumer (assigned, never committing).
+pub struct TopicReader {
+    consumer: BaseConsumer,
+}
+
+/// One raw record.
+struct Raw {
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    headers: Vec<(String, Option<String>)>,
+}
+
+impl TopicReader {
+    /// A reader of `broker`.
+    pub fn new(broker: &Broker) -> Self {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", broker.bootstrap())
+            .set("group.id", Broker::unique("dbz-reader"))
+            .set("enable.auto.commit", "false")
+            .set("enable.partition.eof", "false")
+            .create()
+            .unwrap_or_else(|e| panic!("a consumer for {}: {e}", broker.bootstrap()));
+        Self { consumer }
+    }
+
+    /// The topics whose names start with `prefix`.
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let md = self
+            .consumer
+            .fetch_metadata(None, Duration::from_secs(30))
+            .expect("the broker's metadata");
+        let mut names: Vec<String> = md
+            .topics()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .filter(|n| n.starts_with(prefix))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// `(partition, low, high)` of every partition of `topic`; empty when it does not exist.
+    fn watermarks(&self, topic: &str) -> Vec<(i32, i64, i64)> {
+        let Ok(md) = self
+            .consumer
+            .fetch_metadata(Some(topic), Duration::from_secs(30))
+        else {
+            return Vec::new();
+        };
+        let partitions: Vec<i32> = md
+            .topics()
+            .iter()
+            .filter(|t| t.name() == topic && t.error().is_none())
+            .flat_map(|t| t.partitions().iter().map(|p| p.id()))
+            .collect();
+        partitions
+            .into_iter()
+            .filter_map(|p| {
+                let (lo, hi) = self
+                    .consumer
+                    .fetch_watermarks(topic, p, Duration::from_secs(30))
+                    .ok()?;
+                Some((p, lo, hi))
+            })
+            .collect()
+    }
+
+    /// Every record of `topic` up to its current end, partition by partition in offset order.
+    fn read_all(&self, topic: &str) -> Vec<Raw> {
+        let marks: Vec<(i32, i64, i64)> = self
+            .watermarks(topic)
+            .into_iter()
+            .filter(|(_, lo, hi)| hi > lo)
+            .collect();
+        if marks.is_empty() {
+            return Vec::new();
+        }
+        let mut tpl = TopicPartitionList::new();
+        for (p, _, _) in &marks {
+            tpl.add_partition_offset(topic, *p, Offset::Beginning)
+                .expect("a partition to read");
+        }
+        self.consumer.assign(&tpl).expect("assign the partitions");
+        let mut per_partition: BTreeMap<i32, Vec<Raw>> = BTreeMap::new();
+        let mut done: BTreeMap<i32, bool> = marks.iter().map(|(p, _, _)| (*p, false)).collect();
+        let start = Instant::now();
+        while done.values().any(|d| !d) {
+            assert!(
+                start.elapsed() < CAPTURE_TIMEOUT,
+                "could not read {topic} to its end ({marks:?}) within {CAPTURE_TIMEOUT:?}"
+            );
+            let Some(msg) = self.consumer.poll(Duration::from_millis(200)) else {
+                continue;
+            };
+            let msg = msg.unwrap_or_else(|e| panic!("reading {topic}: {e}"));
+            let headers = msg
+                .headers()
+                .map(|hs| {
+                    hs.iter()
+                        .map(|h| {
+                            (
+                                h.key.to_owned(),
+                                h.value.map(|v| String::from_utf8_lossy(v).into_owned()),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let p = msg.partition();
+            per_partition.entry(p).or_default().push(Raw {
+                key: msg.key().map(<[u8]>::to_vec),
+                value: msg.payload().map(<[u8]>::to_vec),
+                headers,
+            });
+            if let Some((_, _, hi)) = marks.iter().find(|(q, _, _)| *q == p) {
+                if msg.offset() + 1 >= *hi {
+                    done.insert(p, true);
+                }
+            }
+        }
+        self.consumer
+            .unassign()
+            .expect("unassign the partitions read");
+        per_partition.into_values().flatten().collect()
+    }
+
+    /// Waits until every `(topic, count)` has at least `count` records; fails with the
+    /// connector's status (through `rest`) when they do not come within [`CAPTURE_TIMEOUT`].
+    fn await_counts(&self, want: &[(String, usize)], rest: &Client, connector: &str, what: &str) {
+        let start = Instant::now();
+        loop {
+            let have: Vec<(String, i64)> = want
+                .iter()
+                .map(|(t, _)| {
+                    let n = self.watermarks(t).iter().map(|(_, lo, hi)| hi - lo).sum();
+                    (t.clone(), n)
+                })
+                .collect();
+            if want
+                .iter()
+                .zip(&have)
+                .all(|((_, n), (_, h))| usize::try_from(*h).unwrap_or(0) >= *n)
+            {
+                return;
+            }
+            if start.elapsed() > CAPTURE_TIMEOUT {
+                let status = rest
+                    .try_send("GET", &format!("/connectors/{connector}/status"), None)
+                    .map(|r| r.body)
+                    .unwrap_or_else(|e| format!("(no answer: {e})"));
+                panic!(
+                    "Debezium did not write {what} within {CAPTURE_TIMEOUT:?}: wanted {want:?}, \
+                     the topics hold {have:?}; the connector's status: {status}"
+                );
+            }
+            // The poll interval of a bounded wait on the broker's watermarks.
+            std::thread::park_timeout(Duration::from_millis(100));
+        }
+    }
+
+    /// The masked records of every topic of the scenario's prefix, per topic suffix.
+    fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
+        let dot = format!("{}.", scenario.prefix);
+        self.topics_with_prefix(&dot)
+            .into_iter()
+            .map(|topic| {
+                let records = self
+                    .read_all(&topic)
+                    .into_iter()
+                    .map(|raw| {
+                        scenario.mask(CdcRecord {
+                            key: raw.key.map(|k| parse_json(&topic, &k)),
+                            value: raw.value.map(|v| parse_json(&topic, &v)),
+                            headers: raw.headers,
+                        })
+                    })
+                    .collect();
+                (topic[dot.len()..].to_owned(), records)
+            })
+            .collect()
+    }
+
+    /// The connector's entries of `offset_topic` once its last one is of the scenario's last
+    /// change (the worker flushes offsets periodically).
+    fn await_offsets(&self, offset_topic: &str, connector: &str) -> Vec<(Value, Option<Value>)> {
+        let start = Instant::now();
+        loop {
+            let offsets = self.offsets(offset_topic, connector);
+            let last_is_final = offsets.last().is_some_and(|(_, v)| {
+                v.as_ref()
+                    .is_some_and(|v| v["messageType"] == json!("DELETE"))
+            });
+            if last_is_final {
+                return offsets;
+            }
+            assert!(
+                start.elapsed() < CAPTURE_TIMEOUT,
+                "the worker did not store the offset of the last change of {connector} in \
+                 {offset_topic} within {CAPTURE_TIMEOUT:?}; stored: {offsets:?}"
+            );
+            // The poll interval of a bounded wait for the next offset flush.
+            std::thread::park_timeout(Duration::from_millis(200));
+        }
+    }
+
+    /// The entries of `offset_topic` whose key names `connector` (`["name", {partition}]`).
+    pub fn offsets(&self, offset_topic: &str, connector: &str) -> Vec<(Value, Option<Value>)> {
+        self.read_all(offset_topic)
+            .into_iter()
+            .filter_map(|raw| {
+                let key = parse_json(offset_topic, raw.key.as_deref()?);
+                (key.get(0) == Some(&json!(connector)))
+                    .then(|| (key, raw.value.map(|v| parse_json(offset_topic, &v))))
+            })
+            .collect()
+    }
+}
+
+fn parse_json(topic: &str, bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).unwrap_or_else(|e| {
+        panic!(
+            "a record of {topic} is not JSON ({e}): {}",
+            String::from_utf8_lossy(bytes)
+        )
+    })
+}
