@@ -22,7 +22,7 @@
 //! `topic.prefix` (in topics, schema names, `source.name`) becomes `<prefix>`, the database name
 //! (`source.db`) `<db>`, the connector name (offset keys) `<connector>` — and the volatile fields
 //! `ts_ms`, `ts_us`, `ts_ns`, `source.ts_ms`, `source.ts_us`, `source.ts_ns`, `source.lsn`,
-//! `source.txId`, `source.sequence`, `source.xmin`, the header `__debezium.context.runId` (a UUID
+//! `source.txId`, `source.sequence`, `source.xmin`, `source.origin_lsn`, the header `__debezium.context.runId` (a UUID
 //! per task start) (and in offsets `lsn`, `lsn_proc`, `lsn_commit`, `txId`, `ts_usec`, `xmin`)
 //! become `"<masked>"` when not null.
 
@@ -586,7 +586,13 @@ impl TopicReader {
 
     /// Waits until every `(topic, count)` has at least `count` records; fails with the
     /// connector's status (through `rest`) when they do not come within [`CAPTURE_TIMEOUT`].
-    fn await_counts(&self, want: &[(String, usize)], rest: &Client, connector: &str, what: &str) {
+    pub fn await_counts(
+        &self,
+        want: &[(String, usize)],
+        rest: &Client,
+        connector: &str,
+        what: &str,
+    ) {
         let start = Instant::now();
         loop {
             let have: Vec<(String, i64)> = want
@@ -619,7 +625,7 @@ impl TopicReader {
     }
 
     /// The masked records of every topic of the scenario's prefix, per topic suffix.
-    fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
+    pub fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
         let dot = format!("{}.", scenario.prefix);
         self.topics_with_prefix(&dot)
             .into_iter()
@@ -642,7 +648,11 @@ impl TopicReader {
 
     /// The connector's entries of `offset_topic` once its last one is of the scenario's last
     /// change (the worker flushes offsets periodically).
-    fn await_offsets(&self, offset_topic: &str, connector: &str) -> Vec<(Value, Option<Value>)> {
+    pub fn await_offsets(
+        &self,
+        offset_topic: &str,
+        connector: &str,
+    ) -> Vec<(Value, Option<Value>)> {
         let start = Instant::now();
         loop {
             let offsets = self.offsets(offset_topic, connector);
