@@ -9,9 +9,7 @@ use connect_api::{
 
 use super::error::CodecError;
 use super::item;
-use super::primitive::{
-    put_i64, put_opt_i32, put_opt_i64, put_str, put_u32, put_uvarint, Reader,
-};
+use super::primitive::{put_i64, put_opt_i32, put_opt_i64, put_str, put_u32, put_uvarint, Reader};
 use super::schema::{intern_schema, read_schema_def, read_schema_id, Interner, Table};
 use super::value::{
     offset_value_to_json, read_value, write_json_map, write_value, PathError, T_INT64, T_MAP,
@@ -125,10 +123,7 @@ impl Ctx<'_> {
     }
 }
 
-fn write_source_offset(
-    offset: Option<&SourceOffset>,
-    out: &mut Vec<u8>,
-) -> Result<(), PathError> {
+fn write_source_offset(offset: Option<&SourceOffset>, out: &mut Vec<u8>) -> Result<(), PathError> {
     match offset {
         None => out.push(T_NULL),
         Some(SourceOffset::Map(map)) => write_json_map(out, map)?,

@@ -249,9 +249,17 @@ pub(super) fn intern_schema(
     let mut body = Vec::with_capacity(16);
     body.push(type_code(schema.schema_type));
     let flags = (if schema.optional { F_OPTIONAL } else { 0 })
-        | (if schema.default.is_some() { F_DEFAULT } else { 0 })
+        | (if schema.default.is_some() {
+            F_DEFAULT
+        } else {
+            0
+        })
         | (if schema.name.is_some() { F_NAME } else { 0 })
-        | (if schema.version.is_some() { F_VERSION } else { 0 })
+        | (if schema.version.is_some() {
+            F_VERSION
+        } else {
+            0
+        })
         | (if schema.doc.is_some() { F_DOC } else { 0 })
         | (if schema.parameters.is_some() {
             F_PARAMS

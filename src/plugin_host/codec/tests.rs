@@ -18,7 +18,11 @@ fn obj(v: serde_json::Value) -> OffsetMap {
     }
 }
 
-fn record(topic: &str, key: (Option<SchemaRef>, Value), value: (Option<SchemaRef>, Value)) -> ConnectRecord {
+fn record(
+    topic: &str,
+    key: (Option<SchemaRef>, Value),
+    value: (Option<SchemaRef>, Value),
+) -> ConnectRecord {
     ConnectRecord {
         topic: topic.to_owned(),
         kafka_partition: None,
@@ -60,7 +64,9 @@ fn a_source_record_has_the_documented_bytes() {
         0x01, 0x0c, 0x01, 0x09, 0x03, b'p', b'o', b's', 0x04, 0x04, // partition 1, {"pos": 2L}
     ];
     assert_eq!(out, expected);
-    let decoded = Decoder::new().source_record(&mut Reader::new(&out)).unwrap();
+    let decoded = Decoder::new()
+        .source_record(&mut Reader::new(&out))
+        .unwrap();
     let mut want = source.clone();
     want.source_offset = Some(SourceOffset::Map(obj(json!({"pos": 2}))));
     assert_eq!(decoded, want);
@@ -199,7 +205,10 @@ fn a_failed_item_leaves_the_output_and_tables_as_they_were() {
         record: record(
             "t",
             (None, Value::Null),
-            (Some(schema.clone()), Value::Struct(Struct::new(schema.clone()))),
+            (
+                Some(schema.clone()),
+                Value::Struct(Struct::new(schema.clone())),
+            ),
         ),
     };
     let mut enc = Encoder::new();
@@ -231,7 +240,10 @@ fn partitions_and_offsets_become_the_json_kafka_connect_stores() {
             Value::from("intkeys"),
             Value::Map(vec![(Value::Int32(1), Value::from("a"))]),
         ),
-        (Value::from("list"), Value::Array(vec![Value::Boolean(true), Value::Null])),
+        (
+            Value::from("list"),
+            Value::Array(vec![Value::Boolean(true), Value::Null]),
+        ),
     ]);
     let map = offset_value_to_json("source offset", typed).unwrap();
     assert_eq!(
@@ -297,7 +309,11 @@ fn a_sink_record_carries_its_offset_timestamp_type_origin_and_ref() {
         record: ConnectRecord {
             kafka_partition: Some(3),
             timestamp: Some(-5),
-            ..record("after-smt", (None, Value::Null), (None, Value::Bytes(vec![9])))
+            ..record(
+                "after-smt",
+                (None, Value::Null),
+                (None, Value::Bytes(vec![9])),
+            )
         },
         kafka_offset: 42,
         timestamp_type: TimestampType::LogAppendTime,
@@ -362,14 +378,17 @@ fn leaf_schema() -> impl Strategy<Value = SchemaRef> {
 fn arb_schema() -> impl Strategy<Value = SchemaRef> {
     leaf_schema().prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
-            (inner.clone(), any::<bool>())
-                .prop_map(|(items, opt)| {
-                    let b = SchemaBuilder::array(items);
-                    if opt { b.optional() } else { b }.build()
-                }),
+            (inner.clone(), any::<bool>()).prop_map(|(items, opt)| {
+                let b = SchemaBuilder::array(items);
+                if opt { b.optional() } else { b }.build()
+            }),
             (inner.clone(), inner.clone()).prop_map(|(k, v)| SchemaBuilder::map(k, v).build()),
-            (proptest::collection::vec(inner, 0..4), arb_name(), any::<bool>()).prop_map(
-                |(fields, name, opt)| {
+            (
+                proptest::collection::vec(inner, 0..4),
+                arb_name(),
+                any::<bool>()
+            )
+                .prop_map(|(fields, name, opt)| {
                     let mut b = SchemaBuilder::struct_();
                     if let Some(n) = name {
                         b = b.name(n);
@@ -381,8 +400,7 @@ fn arb_schema() -> impl Strategy<Value = SchemaRef> {
                         b = b.field(format!("f{i}"), f);
                     }
                     b.build()
-                }
-            ),
+                }),
         ]
     })
 }
