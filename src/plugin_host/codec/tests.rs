@@ -617,3 +617,43 @@ proptest! {
         let _ = Decoder::new().schema_and_value(&mut Reader::new(&bad));
     }
 }
+
+#[test]
+fn a_null_source_partition_reads_as_the_empty_map_and_an_undefined_one_is_an_error() {
+    let record = |partition_id: u8| {
+        vec![
+            item::SOURCE_RECORD,
+            0x01,
+            b't',
+            0x00,
+            0x00,
+            0x00,
+            0x00,
+            0x00,
+            0x00,
+            0x00,
+            partition_id,
+            0x00,
+        ]
+    };
+    let got = Decoder::new()
+        .source_record(&mut Reader::new(&record(0)))
+        .unwrap();
+    assert!(got.source_partition.is_empty());
+    assert_eq!(got.source_offset, None);
+    assert_eq!(got.record, record_of("t"));
+    let err = Decoder::new()
+        .source_record(&mut Reader::new(&record(3)))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown source partition id 3 at byte 10; defined ids are 1..1 (a definition must come before its first use)"
+    );
+}
+
+fn record_of(topic: &str) -> ConnectRecord {
+    ConnectRecord {
+        topic: topic.to_owned(),
+        ..ConnectRecord::default()
+    }
+}

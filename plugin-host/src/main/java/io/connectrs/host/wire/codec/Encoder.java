@@ -105,7 +105,10 @@ public final class Encoder {
         out.put(b.array(), 0, b.size());
     }
 
-    /** Appends a source record. A {@code null} source partition is sent as id 0. */
+    /**
+     * Appends a source record. A {@code null} source partition is sent as id 0. Partitions are interned by
+     * their encoded bytes only (no identity cache): a task may mutate the map it passed.
+     */
     public void sourceRecord(SourceRecord r, Buf out) {
         item(out, Tags.SOURCE_RECORD, body -> {
             connectRecord(r, body);
@@ -132,7 +135,7 @@ public final class Encoder {
             connectRecord(r, body);
             body.putI64(r.kafkaOffset());
             body.put(timestampTypeCode(r.timestampType()));
-            body.putStr(r.originalTopic());
+            body.putStr(r.originalTopic() != null ? r.originalTopic() : r.topic());
             body.putOptI32(r.originalKafkaPartition());
             body.putI64(r.originalKafkaOffset());
             body.putU32(recordRef);
@@ -176,17 +179,19 @@ public final class Encoder {
         body.putU32(schemaId(r.valueSchema(), 0));
         value("value", r.valueSchema(), r.value(), body);
         body.putOptI64(r.timestamp());
-        List<Header> headers = new ArrayList<>();
-        if (r.headers() != null) {
-            for (Header h : r.headers()) {
-                headers.add(h);
-            }
+        if (r.headers() == null) {
+            body.putUvarint(0);
+            return;
         }
-        body.putUvarint(headers.size());
-        for (Header h : headers) {
+        body.putUvarint(r.headers().size());
+        for (Header h : r.headers()) {
             body.putStr(h.key());
             body.putU32(schemaId(h.schema(), 0));
-            value("header '" + h.key() + "'", h.schema(), h.value(), body);
+            try {
+                writeValue(h.schema(), h.value(), body, 0, false);
+            } catch (PathException e) {
+                throw e.toDataException("header '" + h.key() + "'");
+            }
         }
     }
 
