@@ -38,7 +38,11 @@ const BUNDLED_JARS: &[&str] = &[
 pub fn build_plugin_host() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
-    for var in ["JAVA_HOME", "CONNECT_RS_KAFKA_LIBS", "KAFKA_CONNECT_JARS_DIR"] {
+    for var in [
+        "JAVA_HOME",
+        "CONNECT_RS_KAFKA_LIBS",
+        "KAFKA_CONNECT_JARS_DIR",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!(
@@ -46,9 +50,16 @@ pub fn build_plugin_host() {
         manifest.join("plugin-host/src").display()
     );
     let table = match build(&manifest, &out) {
-        Ok(files) => bundle_table(&files),
+        Ok(files) => {
+            let (hash, table) = bundle_table(&files);
+            // For the tests that run the host through the library (they read the files from
+            // this directory instead of embedding them).
+            println!("cargo:rustc-env=CONNECT_RS_PLUGIN_HOST_BUNDLE_HASH={hash}");
+            table
+        }
         Err(reason) => {
             println!("cargo:warning=connect-rs is built without the Java plugin host: {reason}");
+            println!("cargo:rustc-env=CONNECT_RS_PLUGIN_HOST_BUNDLE_HASH=none");
             missing_table(&reason)
         }
     };
@@ -131,12 +142,20 @@ fn build(manifest: &Path, out: &Path) -> Result<Vec<Built>, String> {
     let _ = std::fs::remove_dir_all(&bundle_dir);
     std::fs::create_dir_all(&bundle_dir).map_err(|e| format!("{}: {e}", bundle_dir.display()))?;
     let host_jar = bundle_dir.join(HOST_JAR);
-    run(Command::new(&jar)
-        .args(["--create", "--file"])
-        .arg(&host_jar)
-        .args(["--main-class", MAIN_CLASS, "-C"])
-        .arg(&classes)
-        .arg("."))?;
+    // Fixed entry dates make the jar (and so the bundle's hash and extraction directory) change
+    // only with its classes; a `jar` without `--date` (before 17.0.3) builds it as is.
+    let create = |date: bool| {
+        let mut cmd = Command::new(&jar);
+        cmd.args(["--create", "--file"]).arg(&host_jar);
+        if date {
+            cmd.arg("--date=2000-01-01T00:00:02Z");
+        }
+        cmd.args(["--main-class", MAIN_CLASS, "-C"])
+            .arg(&classes)
+            .arg(".");
+        run(&mut cmd)
+    };
+    create(true).or_else(|_| create(false))?;
 
     let mut files = Vec::new();
     for path in bundled.iter().chain(std::iter::once(&host_jar)) {
@@ -293,7 +312,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-fn bundle_table(files: &[Built]) -> String {
+fn bundle_table(files: &[Built]) -> (String, String) {
     let mut all = String::new();
     for f in files {
         let _ = write!(all, "{}:{};", f.name, f.hash);
@@ -316,7 +335,7 @@ fn bundle_table(files: &[Built]) -> String {
         );
     }
     out.push_str("        ],\n    };\n");
-    out
+    (hash, out)
 }
 
 fn missing_table(reason: &str) -> String {
