@@ -60,6 +60,11 @@ pub fn build_plugin_host() {
         Err(reason) => {
             println!("cargo:warning=connect-rs is built without the Java plugin host: {reason}");
             println!("cargo:rustc-env=CONNECT_RS_PLUGIN_HOST_BUNDLE_HASH=none");
+            // A path that never exists: the next build tries again (after a JDK was installed).
+            println!(
+                "cargo:rerun-if-changed={}",
+                out.join("plugin-host-retry-until-built").display()
+            );
             missing_table(&reason)
         }
     };
