@@ -10,11 +10,17 @@
 //!   blocks (idle RSS 16.0 -> 9.4 MiB side by side). Only with lld, Rust's default linker on
 //!   x86_64 GNU/Linux since 1.90, and no linker chosen by the build; `CONNECT_RS_NO_LINK_ORDER=1`
 //!   builds without it. `scripts/link-order.sh` regenerates the file.
+//!
+//! It also builds the Java plugin host from source (`build/plugin_host.rs`, every target).
+
+#[path = "build/plugin_host.rs"]
+mod plugin_host;
 
 use std::path::Path;
 use std::process::Command;
 
 fn main() {
+    plugin_host::build_plugin_host();
     println!("cargo:rerun-if-env-changed=CONNECT_RS_NO_RELR");
     println!("cargo:rerun-if-env-changed=CONNECT_RS_NO_LINK_ORDER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();

@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use connect_rs::cli::{Cli, Command};
 use connect_rs::commands;
 
@@ -14,8 +14,26 @@ use connect_rs::commands;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// The Java plugin host and Kafka's API jars (build/plugin_host.rs), embedded in this binary
+// only: the test binaries that link the library do not carry them.
+include!(concat!(env!("OUT_DIR"), "/plugin_host_bundle.rs"));
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    connect_rs::plugin_host::bundle::set_bundle(&PLUGIN_HOST_BUNDLE);
+    // `--version` also says whether this binary can run Java plugins.
+    let long_version: &'static str = Box::leak(
+        format!(
+            "{}\n{}",
+            env!("CARGO_PKG_VERSION"),
+            connect_rs::plugin_host::bundle::status_line()
+        )
+        .into_boxed_str(),
+    );
+    let parsed = Cli::command()
+        .long_version(long_version)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };

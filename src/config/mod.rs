@@ -33,4 +33,5 @@ pub use self::worker::{WorkerConfig, WorkerMode};
 pub use self::worker_def::{
     common_worker_def, distributed_worker_def, standalone_worker_def, worker_def,
     DEFAULT_EMBEDDED_LOG_DIR, DEFAULT_HEADER_CONVERTER, DEFAULT_OFFSETS_FILE_NAME,
+    DEFAULT_PLUGIN_HOST_JVM_OPTIONS,
 };

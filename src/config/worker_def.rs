@@ -14,6 +14,11 @@ pub const DEFAULT_EMBEDDED_LOG_DIR: &str = "connect-rs-data";
 /// File name of the offsets file inside `embedded.log.dir` when
 /// `offset.storage.file.filename` is not set.
 pub const DEFAULT_OFFSETS_FILE_NAME: &str = "connect.offsets.json";
+/// Default of `plugin.host.jvm.options`: the serial collector and a small initial heap keep the
+/// plugin host JVM's memory low, `ExitOnOutOfMemoryError` turns an out-of-memory into a death
+/// the worker sees and recovers from (the JVM is started again).
+pub const DEFAULT_PLUGIN_HOST_JVM_OPTIONS: &str =
+    "-XX:+UseSerialGC -Xms32m -Xmx1g -XX:+ExitOnOutOfMemoryError -XX:ReservedCodeCacheSize=96m";
 
 fn key(
     name: &'static str,
@@ -152,6 +157,82 @@ pub fn common_worker_def() -> ConfigDef {
                 "hybrid_fail",
                 "service_load",
             ])),
+        )
+        .define(key(
+            "plugin.host.java",
+            Str,
+            Def::Value(""),
+            Low,
+            "connect-rs: the java executable that runs the plugin host JVM for Java plugins; \
+             empty: $JAVA_HOME/bin/java, else java on PATH (Java 17 or later).",
+        ))
+        .define(key(
+            "plugin.host.jvm.options",
+            Str,
+            Def::Value(DEFAULT_PLUGIN_HOST_JVM_OPTIONS),
+            Low,
+            "connect-rs: options of the plugin host JVM, separated by whitespace (as \
+             KAFKA_HEAP_OPTS and KAFKA_OPTS), e.g. -Xmx2g.",
+        ))
+        .define(key(
+            "plugin.host.classpath",
+            List,
+            Def::Value(""),
+            Low,
+            "connect-rs: jars and directories put first on the plugin host's class path (Kafka \
+             Connect's CLASSPATH), before the bundled Kafka API jars.",
+        ))
+        .define(
+            key(
+                "plugin.host.start.timeout.ms",
+                Long,
+                Def::Value("60000"),
+                Low,
+                "connect-rs: how long the plugin host JVM may take to start and connect.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
+                "plugin.host.heartbeat.interval.ms",
+                Long,
+                Def::Value("2000"),
+                Low,
+                "connect-rs: how often the worker pings the plugin host JVM.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
+                "plugin.host.heartbeat.timeout.ms",
+                Long,
+                Def::Value("30000"),
+                Low,
+                "connect-rs: a plugin host JVM that leaves a ping unanswered this long (a hung \
+                 JVM; GC pauses are shorter) is killed and started again.",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+        .define(
+            key(
+                "plugin.host.restart.backoff.ms",
+                Long,
+                Def::Value("1000"),
+                Low,
+                "connect-rs: delay before the plugin host JVM is started again after it died; \
+                 doubled for each further death in a row.",
+            )
+            .validator(Validator::at_least(0.0)),
+        )
+        .define(
+            key(
+                "plugin.host.restart.backoff.max.ms",
+                Long,
+                Def::Value("60000"),
+                Low,
+                "connect-rs: longest delay before the plugin host JVM is started again.",
+            )
+            .validator(Validator::at_least(0.0)),
         )
         .define(
             key(

@@ -1,9 +1,11 @@
-//! Java plugins from `plugin.path` (issue 28): discovery, the plugin host, its wire encodings,
-//! and the acceptance tests on real plugins (Debezium, Kafka's Verifiable connectors).
-//! One test binary for the area (each binary links the whole runtime).
+//! Java plugins from `plugin.path` (issue 28): the plugin host JVM and its build, its wire
+//! encodings, discovery, and the acceptance tests on real plugins (Debezium, Kafka's
+//! Verifiable connectors), through the real binary and the library. One test binary for the
+//! area (each binary links the whole runtime); one file per part.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod codec;
 mod debezium;
+mod host_process;

@@ -12,7 +12,9 @@
 //! - [`temp_storage`]: the offsets file or the embedded log on temporary storage;
 //! - [`offset_flush`]: `offset.flush.interval.ms` above the restart tolerance;
 //! - [`exposed_files`]: the FileStream connectors available to anyone who reaches a REST
-//!   listener that is not loopback-only and has no authentication.
+//!   listener that is not loopback-only and has no authentication;
+//! - [`plugin_host`]: with a `plugin.path` that exists, the Java plugin host starts (Java found,
+//!   17 or later); a note gives its Java version and start time.
 //!
 //! Exit codes: 0 nothing found (notes aside), 5 warnings only, 3 errors, 2 a file cannot be
 //! read. Clean runs print nothing.
@@ -23,6 +25,7 @@ mod exposed_files;
 mod finding;
 mod internal_topics;
 mod offset_flush;
+mod plugin_host;
 mod tasks;
 mod temp_storage;
 
@@ -85,6 +88,7 @@ pub async fn run(args: &DoctorArgs) -> Result<(), CommandError> {
             findings.extend(offset_flush::check(worker, config, args.restart_tolerance));
             findings.extend(exposed_files::check(worker, config, &plugins));
             findings.extend(internal_topics::check(worker, config).await);
+            findings.extend(plugin_host::check(worker, config).await);
         }
     }
     for connector in &connectors {

@@ -1,0 +1,259 @@
+//! Frames of the plugin host's wire protocol: `u32 len (LE) | u8 type | u32 corr_id (LE) |
+//! payload`, where `len` counts type, corr_id and payload and is at most [`MAX_FRAME`]. Odd
+//! correlation ids are Rust's requests, even ones Java's, 0 a one-way notify. A request is
+//! answered by a frame of the same id with type [`MessageType::OK`] or [`MessageType::ERR`].
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// The largest `len` of a frame (16 MiB); a longer one is a protocol error.
+pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+/// Bytes of type and corr_id, the smallest `len`.
+const HEADER: usize = 5;
+
+/// A message type number: the one table on the Rust side, kept equal to Java's
+/// `io.connectrs.host.wire.MessageType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MessageType(pub u8);
+
+impl MessageType {
+    /// First frame of every connection (Java to Rust): `{"token","role","protocol","pid","java"}`.
+    pub const HELLO: Self = Self(1);
+    /// A response: the request succeeded, the payload is its answer.
+    pub const OK: Self = Self(2);
+    /// A response: the request failed, the payload is `{"class","message","trace","retriable"}`.
+    pub const ERR: Self = Self(3);
+    /// Liveness (Rust to Java), answered with an empty `OK`.
+    pub const PING: Self = Self(4);
+    /// The JVM's version and pid: `{"java","vendor","pid"}`.
+    pub const VERSION: Self = Self(5);
+    /// Plugin scan (ph-scan).
+    pub const SCAN: Self = Self(10);
+    /// A plugin's config keys (ph-scan).
+    pub const CONFIG_KEYS: Self = Self(11);
+    /// A plugin's config validation (ph-scan).
+    pub const VALIDATE: Self = Self(12);
+
+    /// The protocol version both sides speak (in `HELLO`).
+    pub const PROTOCOL_VERSION: u32 = 1;
+
+    /// A readable name, for errors and logs.
+    pub fn name(self) -> String {
+        match self {
+            Self::HELLO => "HELLO".into(),
+            Self::OK => "OK".into(),
+            Self::ERR => "ERR".into(),
+            Self::PING => "PING".into(),
+            Self::VERSION => "VERSION".into(),
+            Self::SCAN => "SCAN".into(),
+            Self::CONFIG_KEYS => "CONFIG_KEYS".into(),
+            Self::VALIDATE => "VALIDATE".into(),
+            Self(n) => format!("type {n}"),
+        }
+    }
+}
+
+/// One frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// Its type.
+    pub kind: MessageType,
+    /// Its correlation id.
+    pub corr_id: u32,
+    /// Its payload.
+    pub payload: Vec<u8>,
+}
+
+/// A frame that could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The channel failed, or ended inside a frame.
+    #[error("plugin host connection: {0}")]
+    Io(#[from] std::io::Error),
+    /// A frame longer than [`MAX_FRAME`] or shorter than its header.
+    #[error("plugin host connection: a frame of {len} bytes was refused (a frame holds {HEADER} to {MAX_FRAME} bytes)")]
+    BadLength {
+        /// The length it announced (or would have had).
+        len: u64,
+    },
+}
+
+/// Encodes one frame.
+///
+/// # Errors
+/// [`FrameError::BadLength`] when the payload does not fit in a frame.
+pub fn encode(kind: MessageType, corr_id: u32, payload: &[u8]) -> Result<Vec<u8>, FrameError> {
+    let len = HEADER + payload.len();
+    if len > MAX_FRAME {
+        return Err(FrameError::BadLength { len: len as u64 });
+    }
+    let mut out = Vec::with_capacity(4 + len);
+    out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
+    out.push(kind.0);
+    out.extend_from_slice(&corr_id.to_le_bytes());
+    out.extend_from_slice(payload);
+    Ok(out)
+}
+
+/// Writes one frame and flushes.
+///
+/// # Errors
+/// The I/O error, or a payload too large for a frame.
+pub async fn write_frame<W: AsyncWrite + Unpin>(
+    out: &mut W,
+    kind: MessageType,
+    corr_id: u32,
+    payload: &[u8],
+) -> Result<(), FrameError> {
+    let bytes = encode(kind, corr_id, payload)?;
+    out.write_all(&bytes).await?;
+    out.flush().await?;
+    Ok(())
+}
+
+/// The next frame; `None` when the stream ends between frames. Reads that return any number of
+/// bytes are fine; the length is checked before the body is read, so an oversized frame costs
+/// no memory.
+///
+/// # Errors
+/// The stream ended inside a frame, failed, or announced a bad length.
+pub async fn read_frame<R: AsyncRead + Unpin>(input: &mut R) -> Result<Option<Frame>, FrameError> {
+    let mut len = [0u8; 4];
+    let mut got = 0;
+    while got < len.len() {
+        let n = input.read(&mut len[got..]).await?;
+        if n == 0 {
+            if got == 0 {
+                return Ok(None);
+            }
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "end of stream inside a frame's length",
+            )
+            .into());
+        }
+        got += n;
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if !(HEADER..=MAX_FRAME).contains(&len) {
+        return Err(FrameError::BadLength { len: len as u64 });
+    }
+    let mut body = vec![0u8; len];
+    input.read_exact(&mut body).await?;
+    let corr_id = u32::from_le_bytes([body[1], body[2], body[3], body[4]]);
+    let kind = MessageType(body[0]);
+    body.drain(..HEADER);
+    Ok(Some(Frame {
+        kind,
+        corr_id,
+        payload: body,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use tokio::io::ReadBuf;
+
+    /// Gives its bytes `chunk` at a time, as a socket may.
+    struct Trickle {
+        data: Vec<u8>,
+        pos: usize,
+        chunk: usize,
+    }
+
+    impl AsyncRead for Trickle {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            let end = (self.pos + self.chunk)
+                .min(self.data.len())
+                .min(self.pos + buf.remaining());
+            let pos = self.pos;
+            buf.put_slice(&self.data[pos..end]);
+            self.pos = end;
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn frames_round_trip_through_reads_of_any_size() {
+        let mut data = encode(MessageType::VERSION, 7, b"{\"a\":1}").unwrap();
+        data.extend(encode(MessageType::OK, 0xffff_fff1, b"").unwrap());
+        // Fixed bytes shared with Java's FrameIO: len 12 (5 + 7), type 5, corr 7 LE.
+        assert_eq!(&data[..9], &[12, 0, 0, 0, 5, 7, 0, 0, 0]);
+        for chunk in [1, 2, 3, 5, 1000] {
+            let mut r = Trickle {
+                data: data.clone(),
+                pos: 0,
+                chunk,
+            };
+            let a = read_frame(&mut r).await.unwrap().unwrap();
+            assert_eq!(
+                a,
+                Frame {
+                    kind: MessageType::VERSION,
+                    corr_id: 7,
+                    payload: b"{\"a\":1}".to_vec()
+                }
+            );
+            let b = read_frame(&mut r).await.unwrap().unwrap();
+            assert_eq!(
+                (b.kind, b.corr_id, b.payload.len()),
+                (MessageType::OK, 0xffff_fff1, 0)
+            );
+            assert!(read_frame(&mut r).await.unwrap().is_none(), "clean end");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_end_inside_a_frame_is_an_error_not_a_clean_end() {
+        let data = encode(MessageType::PING, 1, b"xyz").unwrap();
+        for cut in [2, 4, 8, data.len() - 1] {
+            let mut r = Trickle {
+                data: data[..cut].to_vec(),
+                pos: 0,
+                chunk: 1,
+            };
+            let e = read_frame(&mut r).await.unwrap_err();
+            assert!(matches!(e, FrameError::Io(_)), "{cut}: {e}");
+        }
+    }
+
+    #[tokio::test]
+    async fn oversized_and_undersized_frames_are_refused_before_reading_their_body() {
+        let too_long = ((MAX_FRAME + 1) as u32).to_le_bytes().to_vec();
+        let mut r = Trickle {
+            data: too_long,
+            pos: 0,
+            chunk: 4,
+        };
+        let e = read_frame(&mut r).await.unwrap_err();
+        assert!(
+            matches!(e, FrameError::BadLength { len } if len == MAX_FRAME as u64 + 1),
+            "{e}"
+        );
+        assert!(e.to_string().contains("16777217 bytes was refused"), "{e}");
+        let mut r = Trickle {
+            data: vec![4, 0, 0, 0, 1, 0, 0, 0],
+            pos: 0,
+            chunk: 8,
+        };
+        assert!(matches!(
+            read_frame(&mut r).await.unwrap_err(),
+            FrameError::BadLength { len: 4 }
+        ));
+        let big = vec![0u8; MAX_FRAME - HEADER + 1];
+        assert!(matches!(
+            encode(MessageType::OK, 1, &big),
+            Err(FrameError::BadLength { .. })
+        ));
+        assert!(
+            encode(MessageType::OK, 1, &big[1..]).is_ok(),
+            "exactly MAX_FRAME fits"
+        );
+    }
+}
