@@ -15,6 +15,7 @@ pub mod herder;
 pub mod jaas;
 pub mod logging;
 pub mod metrics;
+pub mod plugin_host;
 pub mod plugins;
 pub mod progress;
 pub mod rest;
