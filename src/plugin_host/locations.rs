@@ -102,9 +102,9 @@ impl LocationProblem {
     pub fn severity(&self) -> Severity {
         match self {
             Self::UnreadableElement { .. } | Self::UnreadableLocation { .. } => Severity::Error,
-            Self::EmptyElement { .. } | Self::BrokenLink { .. } | Self::ArchivesAndClasses { .. } => {
-                Severity::Warn
-            }
+            Self::EmptyElement { .. }
+            | Self::BrokenLink { .. }
+            | Self::ArchivesAndClasses { .. } => Severity::Warn,
         }
     }
 }
@@ -185,7 +185,7 @@ pub fn location_paths(
         return Vec::new();
     };
     let mut locations: Vec<PathBuf> = Vec::new();
-    let mut push = |p: PathBuf, locations: &mut Vec<PathBuf>| {
+    let push = |p: PathBuf, locations: &mut Vec<PathBuf>| {
         if !locations.contains(&p) {
             locations.push(p);
         }
@@ -296,11 +296,7 @@ pub fn is_class_file(path: &Path) -> bool {
 
 /// `COMMA_WITH_WHITESPACE.split(value.trim(), -1)`: trailing empty elements are kept.
 fn split_elements(value: &str) -> Vec<&str> {
-    value
-        .trim()
-        .split(',')
-        .map(str::trim)
-        .collect::<Vec<_>>()
+    value.trim().split(',').map(str::trim).collect::<Vec<_>>()
 }
 
 /// `Paths.get(element).toAbsolutePath()`: joined to `cwd` when relative, not normalised.
@@ -414,7 +410,11 @@ mod tests {
         // the empty element is the cwd: its child one/ is new, direct.jar is there already
         assert_eq!(
             paths,
-            vec![root.join("one/x.jar"), root.join("direct.jar"), root.join("one")]
+            vec![
+                root.join("one/x.jar"),
+                root.join("direct.jar"),
+                root.join("one")
+            ]
         );
         assert_eq!(r.problems.len(), 2, "{:#?}", r.problems);
         assert!(matches!(&r.problems[0],

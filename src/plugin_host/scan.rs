@@ -309,7 +309,10 @@ mod tests {
             serde_json::to_value(PluginType::ConfigProvider).unwrap(),
             "configprovider"
         );
-        assert_eq!(DiscoveryMode::parse("Only_Scan"), Some(DiscoveryMode::OnlyScan));
+        assert_eq!(
+            DiscoveryMode::parse("Only_Scan"),
+            Some(DiscoveryMode::OnlyScan)
+        );
         assert_eq!(DiscoveryMode::parse("scan"), None);
     }
 

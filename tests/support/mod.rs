@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod db;
 pub mod http;
+pub mod java;
 pub mod jdbc;
 pub mod kafka;
 pub mod kafka_connect;
