@@ -409,6 +409,11 @@ fn discovery_and_config_metadata_match_kafka_connect() {
                 _ => differences.push(format!("{what}:\n  connect-rs: {h}\n  Kafka:      {k}")),
             }
         }
+        assert!(
+            differences.is_empty(),
+            "connect-rs's plugin host differs from Kafka Connect:\n{}",
+            differences.join("\n")
+        );
         // the answers are not vacuous: a required key, Kafka's errors, the validate() rule
         let keys = host_answers[1]["ok"].as_array().unwrap();
         assert_eq!(keys.len(), 10, "{keys:?}");
