@@ -28,7 +28,7 @@ import java.util.Map;
  * Oracle of tests/plugin_host/scan.rs: Apache Kafka Connect's own {@code Plugins} on a
  * plugin.path. Args: PLUGIN_PATH MODE OPS_FILE. Prints a JSON array: first
  * {"plugins":[{class,type,version,location}]} (classpath plugins left out) or {"fail":message},
- * then one answer per op of OPS_FILE ({"op":"config_keys"|"validate","request":{...}}):
+ * then one answer per op of OPS_FILE ({"op":"config_keys"|"validate"|"isolated","request":{...}}):
  * {"ok":...} (ConfigKeyInfo list / ConfigInfos as Kafka's REST writes them) or {"error":...}.
  */
 public class KafkaPluginsOracle {
@@ -62,6 +62,11 @@ public class KafkaPluginsOracle {
 
         for (JsonNode op : mapper.readTree(new File(args[2]))) {
             JsonNode req = op.get("request");
+            if (op.get("op").asText().equals("isolated")) {
+                String name = req.get("name").asText();
+                out.add(mapper.createObjectNode().put("ok", PluginUtils.shouldLoadInIsolation(name)));
+                continue;
+            }
             try {
                 String className = req.get("class").asText();
                 String version = req.hasNonNull("version") ? req.get("version").asText() : null;

@@ -174,7 +174,7 @@ fn plugin(class: &str, kind: &str, version: &str, location: &str) -> Plugin {
 /// The config_keys / validate requests both sides answer.
 fn metadata_ops() -> Value {
     let conn = "fixture.FixtureSourceConnector";
-    json!([
+    let mut ops = json!([
         {"op": "config_keys", "request": {"class": conn, "type": "source"}},
         {"op": "config_keys", "request": {"class": "fixture.FixtureTransformation", "type": "transformation"}},
         {"op": "config_keys", "request": {"class": "fixture.VersionedConnector", "type": "sink", "version": "1.0"}},
@@ -192,8 +192,47 @@ fn metadata_ops() -> Value {
         {"op": "validate", "request": {"class": "fixture.FixtureConverter", "type": "header_converter",
             "props": {"converter.type": "header"}}},
         {"op": "config_keys", "request": {"class": "fixture.NoSuchConnector", "type": "source"}},
-    ])
+    ]);
+    // Kafka's isolation rule (PluginUtils.shouldLoadInIsolation) on names at its edges
+    let ops = ops.as_array_mut().unwrap();
+    for name in ISOLATION_NAMES {
+        ops.push(json!({"op": "isolated", "request": {"name": name}}));
+    }
+    Value::Array(ops.clone())
 }
+
+const ISOLATION_NAMES: &[&str] = &[
+    "java.lang.String",
+    "javax.sql.DataSource",
+    "javax.ws.rs.core.Response",
+    "javax.xml.parsers.DocumentBuilder",
+    "javax.management.ObjectName",
+    "javax.inject.Inject",
+    "javax.money.MonetaryAmount",
+    "org.w3c.dom.Node",
+    "org.slf4j.Logger",
+    "org.apache.kafka.clients.producer.KafkaProducer",
+    "org.apache.kafka.connect.storage.Converter",
+    "org.apache.kafka.connect.storage.StringConverter",
+    "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+    "org.apache.kafka.connect.json.JsonConverter",
+    "org.apache.kafka.connect.file.FileStreamSourceConnector",
+    "org.apache.kafka.connect.transforms.Transformation",
+    "org.apache.kafka.connect.transforms.TransformationChain",
+    "org.apache.kafka.connect.transforms.InsertField$Value",
+    "org.apache.kafka.connect.transforms.predicates.Predicate",
+    "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
+    "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+    "org.apache.kafka.connect.converters.ByteArrayConverter",
+    "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension",
+    "org.apache.kafka.connect.connector.policy.ConnectorClientConfigOverridePolicy",
+    "org.apache.kafka.connect.connector.policy.ConnectorClientConfigRequest$ClientType",
+    "org.apache.kafka.connect.connector.policy.AllConnectorClientConfigOverridePolicy",
+    "org.apache.kafka.common.config.provider.ConfigProvider",
+    "org.apache.kafka.common.config.provider.FileConfigProvider",
+    "io.debezium.connector.postgresql.PostgresConnector",
+    "com.fasterxml.jackson.databind.ObjectMapper",
+];
 
 #[test]
 fn discovery_and_config_metadata_match_kafka_connect() {
@@ -397,7 +436,7 @@ fn discovery_and_config_metadata_match_kafka_connect() {
                     if op["op"] == "validate" {
                         let _: ValidateResult = serde_json::from_value(h.clone())
                             .unwrap_or_else(|e| panic!("{what}: {e}: {h}"));
-                    } else {
+                    } else if op["op"] == "config_keys" {
                         let _: Vec<ConfigKeyInfo> = serde_json::from_value(h.clone())
                             .unwrap_or_else(|e| panic!("{what}: {e}: {h}"));
                     }
@@ -424,6 +463,15 @@ fn discovery_and_config_metadata_match_kafka_connect() {
         assert!(bad
             .to_string()
             .contains("fixture.mode=bad is refused by validate()"));
+        let isolated: Vec<bool> = host_answers
+            [names.as_array().unwrap().len() - ISOLATION_NAMES.len() + 1..]
+            .iter()
+            .map(|a| a["ok"].as_bool().unwrap())
+            .collect();
+        assert!(
+            isolated.contains(&true) && isolated.contains(&false),
+            "{isolated:?}"
+        );
         assert_eq!(host_answers[3]["ok"][0]["name"], "only.in.1.0");
         assert_eq!(host_answers[4]["ok"][0]["name"], "only.in.2.0");
         assert!(host_answers[11]["error"]

@@ -31,6 +31,10 @@ public final class ScanMain {
                     case "scan": answer = ScanService.scan(request); break;
                     case "config_keys": answer = ScanService.configKeys(request); break;
                     case "validate": answer = ScanService.validate(request); break;
+                    case "isolated":
+                        answer = String.valueOf(io.connectrs.host.isolation.Isolation.shouldLoadInIsolation(
+                                (String) ((Map<String, Object>) op.get("request")).get("name")));
+                        break;
                     default: throw new IllegalArgumentException("unknown op " + op.get("op"));
                 }
                 out.append("{\"ok\":").append(answer).append("}\n");
