@@ -9,6 +9,8 @@
 //! - [`bundle`]: the embedded jars (the binary hands them over with [`bundle::set_bundle`]).
 //! - [`java`]: which `java` runs it; [`process`]: spawning it; [`control`]: the connection,
 //!   heartbeat and death path; [`error`]: [`HostError`].
+//! - [`locations`]: `plugin.path` as Kafka reads it; [`scan`]: the discovery and
+//!   configuration messages' shapes.
 //! - [`codec`]: the binary encoding of schemas, values and records between the two sides.
 
 pub mod bundle;
@@ -17,7 +19,9 @@ pub mod control;
 pub mod error;
 pub mod frame;
 pub mod java;
+pub mod locations;
 pub mod process;
+pub mod scan;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,7 +1,8 @@
 //! Java plugins from `plugin.path` (issue 28): the plugin host JVM and its build, its wire
-//! encodings, discovery, and the acceptance tests on real plugins (Debezium, Kafka's
-//! Verifiable connectors), through the real binary and the library. One test binary for the
-//! area (each binary links the whole runtime); one file per part.
+//! encodings, discovery (checked against Apache Kafka Connect itself), and the acceptance tests
+//! on real plugins (Debezium, Kafka's Verifiable connectors), through the real binary and the
+//! library. One test binary for the area (each binary links the whole runtime); one file per
+//! part.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -9,3 +10,4 @@ mod support;
 mod codec;
 mod debezium;
 mod host_process;
+mod scan;

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod db;
 pub mod debezium;
 pub mod http;
+pub mod java;
 pub mod jdbc;
 pub mod kafka;
 pub mod kafka_connect;
