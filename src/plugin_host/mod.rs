@@ -16,6 +16,7 @@
 pub mod bundle;
 pub mod codec;
 pub mod control;
+pub mod discover;
 pub mod error;
 pub mod frame;
 pub mod java;

@@ -88,7 +88,7 @@ fn plugin_path(work: &Path) -> PathBuf {
 fn host(work: &Path) -> Vec<PathBuf> {
     let classes = work.join("host-classes");
     let api = java::host_api_classpath();
-    java::javac(&java::host_sources(true), &api, &classes);
+    java::javac(&java::host_sources(Some("scan")), &api, &classes);
     let mut cp = api;
     cp.push(classes);
     cp

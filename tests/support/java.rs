@@ -38,13 +38,14 @@ pub fn host_api_classpath() -> Vec<PathBuf> {
         .collect()
 }
 
-/// The plugin host's Java sources (`plugin-host/src/main/java`), and with `tests` also
-/// `plugin-host/src/test/java`.
-pub fn host_sources(tests: bool) -> Vec<PathBuf> {
+/// The plugin host's main sources, plus its test sources of the package `test_package`
+/// (`plugin-host/src/test/java/io/connectrs/host/<test_package>`) when given: each test
+/// compiles only its own test main (they need different class paths).
+pub fn host_sources(test_package: Option<&str>) -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("plugin-host/src");
     let mut dirs = vec![root.join("main/java")];
-    if tests {
-        dirs.push(root.join("test/java"));
+    if let Some(package) = test_package {
+        dirs.push(root.join("test/java/io/connectrs/host").join(package));
     }
     dirs.iter().flat_map(|d| java_files(d)).collect()
 }

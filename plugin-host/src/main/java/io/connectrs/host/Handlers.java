@@ -1,5 +1,6 @@
 package io.connectrs.host;
 
+import io.connectrs.host.scan.ScanService;
 import io.connectrs.host.wire.MessageType;
 
 import java.nio.charset.StandardCharsets;
@@ -36,5 +37,18 @@ public final class Handlers {
             out.append('}');
             return out.toString().getBytes(StandardCharsets.UTF_8);
         });
+        register(MessageType.SCAN, jsonService(ScanService::scan));
+        register(MessageType.CONFIG_KEYS, jsonService(ScanService::configKeys));
+        register(MessageType.VALIDATE, jsonService(ScanService::validate));
+    }
+
+    /** A service taking and answering one JSON document. */
+    interface JsonService {
+        String call(String request) throws Exception;
+    }
+
+    private static Handler jsonService(JsonService service) {
+        return payload -> service.call(new String(payload, StandardCharsets.UTF_8))
+                .getBytes(StandardCharsets.UTF_8);
     }
 }
