@@ -5,6 +5,7 @@ pub mod builtin;
 pub mod info;
 pub mod limit;
 pub mod registry;
+pub mod version;
 
 pub use info::{plugin_infos, PluginInfo};
 pub use registry::{ConnectorPlugin, PluginRegistry, Refusal, RegistryError};
