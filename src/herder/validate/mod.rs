@@ -185,16 +185,24 @@ pub fn validate_config(
             config: java_map_string(props),
         });
     };
-    let connector = plugins
-        .connector(class)
-        .map_err(ValidateError::UnknownConnector)?;
-    let kind = kind_of(&connector);
     let given_value = |key: &str| {
         props
             .iter()
             .find(|(k, _)| k == key)
             .and_then(|(_, v)| v.as_deref())
     };
+    let connector = match plugins.choose_connector(class, given_value(CONNECTOR_VERSION)) {
+        Ok(PluginChoice::Builtin(c)) => c,
+        // The seam for the plugin host: validating a Java connector is its VALIDATE request.
+        Ok(PluginChoice::Java(j)) => return Err(ValidateError::JavaPlugin(Box::new(j))),
+        Err(ChoiceError::NotFound(e)) => return Err(ValidateError::UnknownConnector(e)),
+        // A version no implementation matches is an error on `connector.plugin.version`
+        // ([`PluginVersions::errors`]); the rest is validated against the default choice.
+        Err(_) => plugins
+            .connector(class)
+            .map_err(ValidateError::UnknownConnector)?,
+    };
+    let kind = kind_of(&connector);
     let versions = PluginVersions::new(plugins, worker_converters, given_value);
     let def = versions.apply(with_connector_version(
         connector_def(kind, &connector.config_def()),
@@ -248,6 +256,11 @@ pub fn validate_config(
     for issue in connector.validate(&raw.to_map()) {
         if given.get(issue.key.as_str()) != Some(&None) {
             push(issue.key, &issue.message);
+        }
+    }
+    for (key, message) in versions.errors() {
+        if given.get(key.as_str()) != Some(&None) {
+            push(key.clone(), message);
         }
     }
     let (_, chain_problems, _) = TransformChainSpec::validate(&raw, plugins);
@@ -463,5 +476,107 @@ mod tests {
             ["Must configure one of topics or topics.regex"]
         );
         assert_eq!(errors("file"), [NULL_VALUE_ERROR]);
+    }
+
+    fn java_file_source() -> PluginRegistry {
+        PluginRegistry::builtin().with_java_plugins([JavaPluginDesc {
+            class: "org.apache.kafka.connect.file.FileStreamSourceConnector".to_owned(),
+            kind: crate::plugins::JavaPluginKind::from_type_name("source").unwrap(),
+            version: "3.9.0".to_owned(),
+            location: "/plugins/file".to_owned(),
+        }])
+    }
+
+    fn version_errors(
+        r: &PluginRegistry,
+        extra: &[(&str, Option<&str>)],
+    ) -> Vec<(String, Vec<String>)> {
+        let mut props = vec![
+            ("name", Some("s")),
+            ("connector.class", Some("FileStreamSource")),
+            ("topic", Some("t")),
+        ];
+        props.extend_from_slice(extra);
+        let infos = validate_config(
+            r,
+            &WORKER_CONVERTERS.map(str::to_owned),
+            &ConfigProviders::none(),
+            "FileStreamSource",
+            &pairs(&props),
+        )
+        .unwrap();
+        infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref())
+            .filter(|v| !v.errors.is_empty())
+            .map(|v| (v.name.clone(), v.errors.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_plugin_version_no_implementation_matches_is_kafkas_error_on_its_key() {
+        let r = java_file_source();
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(
+            version_errors(&r, &[("connector.plugin.version", Some(v))]),
+            []
+        );
+        let message = format!(
+            "Plugin org.apache.kafka.connect.file.FileStreamSourceConnector not found that \
+             matches the version range [4.0,4.0], available versions: [{v}, 3.9.0]"
+        );
+        assert_eq!(
+            version_errors(&r, &[("connector.plugin.version", Some("4.0"))]),
+            [("connector.plugin.version".to_owned(), vec![message])]
+        );
+        assert_eq!(
+            version_errors(&r, &[("connector.plugin.version", Some("[1.0"))]),
+            [(
+                "connector.plugin.version".to_owned(),
+                vec![
+                    "Invalid value [1.0 for configuration connector.plugin.version: \
+                      Unbounded range: [1.0"
+                        .to_owned()
+                ]
+            )]
+        );
+        // A converter version: on the class key and the version key, as Kafka.
+        let converter = format!(
+            "Plugin org.apache.kafka.connect.json.JsonConverter not found that matches the \
+             version range [9.9,9.9], available versions: [{v}]"
+        );
+        let errors = version_errors(&r, &[("key.converter.plugin.version", Some("9.9"))]);
+        assert!(
+            errors.contains(&("key.converter".to_owned(), vec![converter.clone()])),
+            "{errors:?}"
+        );
+        assert!(
+            errors.contains(&("key.converter.plugin.version".to_owned(), vec![converter])),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn validating_a_java_choice_says_it_is_not_wired_yet() {
+        let r = java_file_source();
+        let e = validate_config(
+            &r,
+            &WORKER_CONVERTERS.map(str::to_owned),
+            &ConfigProviders::none(),
+            "FileStreamSource",
+            &pairs(&[
+                ("name", Some("s")),
+                ("connector.class", Some("FileStreamSource")),
+                ("connector.plugin.version", Some("3.9.0")),
+            ]),
+        )
+        .unwrap_err();
+        assert_eq!(e.status(), 500);
+        assert!(
+            e.to_string()
+                .contains("is a Java plugin from /plugins/file"),
+            "{e}"
+        );
     }
 }
