@@ -13,5 +13,5 @@ pub use info::{plugin_infos, PluginInfo};
 pub use java_desc::{JavaPluginDesc, JavaPluginKind};
 pub use registry::{
     ChoiceError, ConnectorPlugin, Implementation, PluginChoice, PluginRegistry, Refusal,
-    RegistryError, VersionDefault,
+    RegistryError, Unavailable, VersionDefault,
 };

@@ -82,16 +82,39 @@ pub struct RegistryError {
     pub available: String,
     /// ` Did you mean 'X'?` for a close name of that kind, else empty.
     pub suggestion: String,
-    /// Set when the name is a built-in connector that the worker's plugin limit refuses.
-    pub refused: Option<Box<Refusal>>,
-    /// Set when the name was found but the implementation chosen is a Java plugin, which
-    /// this caller cannot run yet.
-    pub java: Option<Box<JavaPluginDesc>>,
+    /// Why a name that exists gives no plugin: a built-in connector the worker's plugin limit
+    /// refuses, or a Java implementation this caller cannot run yet.
+    pub unavailable: Option<Box<Unavailable>>,
+}
+
+/// Why a plugin that exists is not given out.
+#[derive(Debug, Clone)]
+pub enum Unavailable {
+    /// The worker's plugin limit refuses the built-in connector.
+    Refused(Refusal),
+    /// The implementation chosen is a Java plugin.
+    Java(JavaPluginDesc),
 }
 
 impl RegistryError {
+    /// Set when the name is a built-in connector that the worker's plugin limit refuses.
+    pub fn refused(&self) -> Option<&Refusal> {
+        match self.unavailable.as_deref() {
+            Some(Unavailable::Refused(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Set when the name was found but the implementation chosen is a Java plugin.
+    pub fn java(&self) -> Option<&JavaPluginDesc> {
+        match self.unavailable.as_deref() {
+            Some(Unavailable::Java(j)) => Some(j),
+            _ => None,
+        }
+    }
+
     fn message(&self) -> String {
-        if let Some(j) = &self.java {
+        if let Some(j) = self.java() {
             return java_not_wired(self.kind, j);
         }
         let available = if self.available.is_empty() {
@@ -99,7 +122,7 @@ impl RegistryError {
         } else {
             &self.available
         };
-        match &self.refused {
+        match self.refused() {
             Some(r) => format!(
                 "{} {} ({}) is not allowed on this worker: {}. Allowed: {available}",
                 self.kind,
@@ -544,7 +567,7 @@ impl PluginRegistry {
                 ..
             }) => {
                 let mut e = self.not_found(group, name);
-                e.java = Some(Box::new(j.clone()));
+                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
                 Err(e)
             }
             Err(ChoiceError::NotFound(e)) => Err(e),
@@ -600,8 +623,7 @@ impl PluginRegistry {
             } else {
                 self.suggestion(group, name)
             },
-            refused,
-            java: None,
+            unavailable: refused.map(|r| Box::new(Unavailable::Refused(*r))),
         }
     }
 
@@ -761,7 +783,7 @@ impl PluginRegistry {
             Group::Converter
         };
         self.choose_as(group, name, version, |f| match f {
-            Factory::Converter(c) => Some(c.clone()),
+            Factory::Converter(c) => Some(*c),
             _ => None,
         })
     }
