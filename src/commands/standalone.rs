@@ -369,7 +369,8 @@ async fn idle(herder: &HerderHandle, exit_when_idle: Option<std::time::Duration>
 }
 
 /// [`load_worker`], and the built-in plugins without the connectors the worker refuses
-/// ([`crate::plugins::limit`]).
+/// ([`crate::plugins::limit`]), choosing implementations by the worker's
+/// `plugin.version.default`.
 ///
 /// # Errors
 /// As [`load_worker`], and an entry of `connector.class.allowlist` / `.denylist` that names
@@ -380,7 +381,8 @@ pub(crate) fn load_worker_with_plugins(
 ) -> anyhow::Result<(WorkerConfig, PluginRegistry)> {
     let builtin = PluginRegistry::builtin();
     let worker = load_worker(path, mode, &builtin)?;
-    let plugins = crate::plugins::limit::apply(builtin, &worker)?;
+    let plugins = crate::plugins::limit::apply(builtin, &worker)?
+        .with_version_default(worker.plugin_version_default());
     Ok((worker, plugins))
 }
 

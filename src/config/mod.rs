@@ -8,6 +8,7 @@ mod error;
 mod json;
 mod load;
 mod origin;
+pub mod plugin_keys;
 mod properties;
 pub mod providers;
 mod raw;
@@ -25,6 +26,7 @@ pub use self::error::{format_problems, log_warnings, ConfigError, ConfigProblem,
 pub use self::json::{parse_json, InitialState, JsonConfig};
 pub use self::load::{load_file, load_file_with_warnings, parse_file_bytes, FileFormat};
 pub use self::origin::Origin;
+pub use self::plugin_keys::{PluginDiscovery, VersionDefault};
 pub use self::properties::parse_properties;
 pub use self::raw::{RawConfig, RawEntry};
 pub use self::toml::parse_toml;

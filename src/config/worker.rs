@@ -7,7 +7,8 @@
 //!   log in `embedded.log.dir`" instead of a Kafka cluster (distributed mode keeps Kafka's
 //!   `localhost:9092`);
 //! * `offset.storage.file.filename` defaults to `<embedded.log.dir>/connect.offsets.json`;
-//! * `plugin.path` is accepted but ignored with a warning: plugins are compiled in;
+//! * `plugin.version.default` (connect-rs's) chooses between a built-in plugin and Java ones
+//!   of the same class found on `plugin.path`;
 //! * keys removed from Kafka (`rest.port`, `rest.host.name`, `internal.*.converter`) warn.
 
 use std::path::PathBuf;
@@ -80,6 +81,7 @@ impl WorkerConfig {
             Err(problems) => return Err(ConfigError::Invalid { problems, warnings }),
         };
         let (values, mut problems) = parse_def(&resolved.raw, &def);
+        problems.extend(super::plugin_keys::problems(&resolved.raw));
         for p in &mut problems {
             p.message = resolved.redactor.redact(&p.message).into_owned();
         }
@@ -259,9 +261,26 @@ impl WorkerConfig {
         self.values.string("rest.advertised.listener")
     }
 
-    /// `plugin.path` (ignored by connect-rs, kept for display).
+    /// `plugin.path`: where Java plugins are found, as given (trimmed entries).
     pub fn plugin_path(&self) -> &[String] {
-        self.values.list("plugin.path")
+        self.values.list(super::plugin_keys::PLUGIN_PATH)
+    }
+
+    /// `plugin.discovery`: how Java plugins are found in `plugin.path`.
+    pub fn plugin_discovery(&self) -> super::PluginDiscovery {
+        (self.values.string(super::plugin_keys::PLUGIN_DISCOVERY))
+            .and_then(super::PluginDiscovery::parse)
+            .unwrap_or_default()
+    }
+
+    /// `plugin.version.default`: which implementation of a class runs when no
+    /// `*.plugin.version` is given.
+    pub fn plugin_version_default(&self) -> super::VersionDefault {
+        (self
+            .values
+            .string(super::plugin_keys::PLUGIN_VERSION_DEFAULT))
+        .and_then(|v| super::VersionDefault::parse(v.trim()))
+        .unwrap_or_default()
     }
 
     /// `config.providers`.
@@ -536,7 +555,7 @@ offset.flush.interval.ms=10000
     }
 
     #[test]
-    fn kafka_sample_loads_and_plugin_path_is_only_warned() {
+    fn kafka_sample_loads_and_plugin_path_is_honoured() {
         let w = worker(KAFKA_STANDALONE, WorkerMode::Standalone).unwrap();
         assert_eq!(
             w.bootstrap_servers(),
@@ -558,9 +577,64 @@ offset.flush.interval.ms=10000
         assert_eq!(w.listeners(), ["http://:8083"]);
         let conv = w.originals_with_prefix("key.converter.");
         assert_eq!(conv.get("schemas.enable").map(String::as_str), Some("true"));
-        let keys: Vec<_> = w.warnings().iter().map(|w| w.key.as_str()).collect();
-        assert_eq!(keys, ["plugin.path"]);
-        assert_eq!(w.warnings()[0].origin.line, Some(26));
+        // `plugin.path` is read, no longer warned about as ignored.
+        assert!(w.warnings().is_empty(), "{:?}", w.warnings());
+        assert_eq!(
+            w.plugin_path(),
+            ["/usr/local/share/java", "/usr/local/share/kafka/plugins"]
+        );
+        assert_eq!(
+            w.plugin_discovery(),
+            crate::config::PluginDiscovery::HybridWarn
+        );
+        assert_eq!(
+            w.plugin_version_default(),
+            crate::config::VersionDefault::Builtin
+        );
+    }
+
+    #[test]
+    fn plugin_discovery_and_version_default_are_read_case_insensitively() {
+        let w = worker(
+            "key.converter=StringConverter\nvalue.converter=StringConverter\n\
+             plugin.discovery=Service_Load\nplugin.version.default=LATEST\n",
+            WorkerMode::Standalone,
+        )
+        .unwrap();
+        assert_eq!(
+            w.plugin_discovery(),
+            crate::config::PluginDiscovery::ServiceLoad
+        );
+        assert_eq!(
+            w.plugin_version_default(),
+            crate::config::VersionDefault::Latest
+        );
+        assert!(w.warnings().is_empty(), "{:?}", w.warnings());
+    }
+
+    #[test]
+    fn a_bad_plugin_discovery_is_refused_with_kafkas_message() {
+        let e = worker(
+            "plugin.discovery=scan\nplugin.version.default=newest\n",
+            WorkerMode::Standalone,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(
+                "line 1: plugin.discovery: Invalid value scan for configuration plugin.discovery: \
+                 String must be one of (case insensitive): ONLY_SCAN, SERVICE_LOAD, HYBRID_WARN, \
+                 HYBRID_FAIL"
+            ),
+            "{e}"
+        );
+        assert!(
+            e.contains(
+                "line 2: plugin.version.default: Invalid value newest for configuration \
+                 plugin.version.default: String must be one of: builtin, latest"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

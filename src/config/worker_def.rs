@@ -125,7 +125,18 @@ pub fn common_worker_def() -> ConfigDef {
             List,
             Def::Null,
             Low,
-            "Ignored by connect-rs: plugins are compiled in.",
+            "Directories and archives where Java plugins are found (directories of jars, \
+             uber-jars, directories of classes), comma-separated.",
+        ))
+        .define(key(
+            "plugin.version.default",
+            Str,
+            Def::Value("builtin"),
+            Low,
+            "connect-rs: the implementation of a class that runs when a connector \
+             configuration gives no *.plugin.version: builtin (the built-in one when there \
+             is one, else the latest Java one) or latest (the highest version; a built-in on \
+             equal versions).",
         ))
         .define(key(
             "connector.class.allowlist",
@@ -143,21 +154,15 @@ pub fn common_worker_def() -> ConfigDef {
             "connect-rs: connectors this worker refuses (class names or aliases), e.g. \
              FileStreamSource,FileStreamSink; wins over connector.class.allowlist.",
         ))
-        .define(
-            key(
-                "plugin.discovery",
-                Str,
-                Def::Value("hybrid_warn"),
-                Low,
-                "Ignored by connect-rs: plugins are compiled in.",
-            )
-            .validator(Validator::OneOf(&[
-                "only_scan",
-                "hybrid_warn",
-                "hybrid_fail",
-                "service_load",
-            ])),
-        )
+        // Checked with Kafka's case-insensitive message by `plugin_keys::problems`.
+        .define(key(
+            "plugin.discovery",
+            Str,
+            Def::Value("hybrid_warn"),
+            Low,
+            "How Java plugins are discovered in plugin.path: only_scan, hybrid_warn, \
+             hybrid_fail or service_load (case-insensitive).",
+        ))
         .define(key(
             "plugin.host.java",
             Str,
@@ -749,9 +754,6 @@ pub fn worker_def(mode: WorkerMode) -> ConfigDef {
 /// Warnings for worker keys that are accepted but do nothing, or that Kafka removed.
 pub(super) fn special_worker_key(key: &str) -> Option<String> {
     match key {
-        "plugin.path" | "plugin.discovery" => Some(format!(
-            "'{key}' is ignored: connect-rs plugins are compiled into the binary."
-        )),
         "rest.port" | "rest.host.name" | "rest.advertised.host.port" => Some(format!(
             "'{key}' was removed in Kafka 3.0 and is ignored; use 'listeners' instead."
         )),

@@ -4,6 +4,7 @@
 use connect_api::PluginKind;
 use serde::Serialize;
 
+use super::version::Version;
 use super::PluginRegistry;
 
 /// Kafka Connect's `PluginInfo`.
@@ -20,37 +21,58 @@ pub struct PluginInfo {
     pub version: Option<String>,
 }
 
-/// The plugins in Kafka Connect's order: sink connectors, source connectors, then (unless
-/// `connectors_only`) transforms, predicates, converters and header converters; each group
-/// sorted by class name. A
-/// converter that also serves as a header converter is listed in both groups, as in Kafka.
+/// The plugins in Kafka Connect's order (`ConnectorPluginsResource`): sink connectors, source
+/// connectors, then (unless `connectors_only`) transforms, predicates, converters and header
+/// converters; each group sorted as Kafka's `PluginDesc` sorts (class name, then version in
+/// Maven order), one entry per (class, version): a built-in and a Java implementation of one
+/// class and version are listed once. A converter that also serves as a header converter is
+/// listed in both groups, as in Kafka.
 pub fn plugin_infos(plugins: &PluginRegistry, connectors_only: bool) -> Vec<PluginInfo> {
-    let descs: Vec<_> = plugins.descriptors().collect();
-    let group = |kind: PluginKind, also: &dyn Fn(&connect_api::PluginDesc) -> bool| {
-        let mut out: Vec<PluginInfo> = descs
-            .iter()
-            .filter(|d| d.kind == kind || also(d))
-            .map(|d| PluginInfo {
-                class_name: d.class_name.to_owned(),
-                kind: kind.rest_name(),
-                version: (d.version != "undefined").then(|| d.version.to_owned()),
-            })
-            .collect();
-        out.sort_by(|a, b| a.class_name.cmp(&b.class_name));
-        out.dedup_by(|a, b| a.class_name == b.class_name);
-        out
-    };
-    let none = |_: &connect_api::PluginDesc| false;
-    let mut out = group(PluginKind::Sink, &none);
-    out.extend(group(PluginKind::Source, &none));
+    plugin_rows(plugins, connectors_only)
+        .into_iter()
+        .map(|(info, _)| info)
+        .collect()
+}
+
+/// [`plugin_infos`], each with where it comes from: `None` for a built-in (listed first of
+/// equal versions, as Kafka lists class-path plugins before isolated ones), else the Java
+/// plugin's location.
+pub fn plugin_rows(
+    plugins: &PluginRegistry,
+    connectors_only: bool,
+) -> Vec<(PluginInfo, Option<String>)> {
+    let mut kinds = vec![PluginKind::Sink, PluginKind::Source];
     if !connectors_only {
-        out.extend(group(PluginKind::Transformation, &none));
-        out.extend(group(PluginKind::Predicate, &none));
-        out.extend(group(PluginKind::Converter, &none));
-        let also_header = |d: &connect_api::PluginDesc| {
-            d.kind == PluginKind::Converter && plugins.header_converter(d.class_name).is_ok()
-        };
-        out.extend(group(PluginKind::HeaderConverter, &also_header));
+        kinds.extend([
+            PluginKind::Transformation,
+            PluginKind::Predicate,
+            PluginKind::Converter,
+            PluginKind::HeaderConverter,
+        ]);
+    }
+    let mut out = Vec::new();
+    for kind in kinds {
+        let mut group: Vec<_> = plugins
+            .implementations()
+            .filter(|i| i.kind == kind)
+            .collect();
+        group.sort_by(|a, b| {
+            a.class_name
+                .cmp(b.class_name)
+                .then_with(|| Version::new(a.version).cmp(&Version::new(b.version)))
+                .then_with(|| a.location.is_some().cmp(&b.location.is_some()))
+        });
+        group.dedup_by(|later, first| {
+            later.class_name == first.class_name && later.version == first.version
+        });
+        out.extend(group.into_iter().map(|i| {
+            let info = PluginInfo {
+                class_name: i.class_name.to_owned(),
+                kind: kind.rest_name(),
+                version: (i.version != "undefined").then(|| i.version.to_owned()),
+            };
+            (info, i.location.map(str::to_owned))
+        }));
     }
     out
 }

@@ -148,7 +148,7 @@ mod tests {
         );
         // An unknown name is still unknown.
         let e = r.connector("Nope").err().expect("unknown");
-        assert!(e.refused.is_none());
+        assert!(e.refused().is_none());
         assert!(e.to_string().starts_with("Failed to find any class"), "{e}");
     }
 

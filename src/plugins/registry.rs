@@ -1,7 +1,14 @@
 //! Name resolution for plugins, with Kafka Connect's alias rules: the fully qualified class
-//! name, the simple class name, and the simple name without its type suffix (`Connector`,
-//! `Converter`, ...). An alias that would name two classes of one kind is dropped.
+//! name, the simple class name, and the simple name pruned of its type suffix (`Connector`,
+//! `Converter`, ...). As Kafka's `PluginUtils.computeAliases`, an alias is kept only when it
+//! names one class over every plugin known (built-in and Java, of every kind).
+//!
+//! A class may have several implementations: built in and/or Java ones found on
+//! `plugin.path` ([`JavaPluginDesc`]), each with a version. Which one runs is chosen as
+//! Kafka Connect chooses (KIP-891): a `*.plugin.version` range picks the highest version it
+//! contains; without one, the worker's `plugin.version.default` decides ([`VersionDefault`]).
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -10,6 +17,9 @@ use connect_api::{
     TransformationPlugin,
 };
 
+use super::java_desc::{JavaPluginDesc, JavaPluginKind};
+use super::version::{version_requirement, InvalidVersionSpec, Version, VersionRange};
+pub use crate::config::VersionDefault;
 use crate::converters::ConverterDesc;
 
 /// A connector plugin of either direction.
@@ -48,7 +58,18 @@ impl ConnectorPlugin {
     }
 }
 
-/// A name that matches no plugin of the wanted kind, or a connector this worker refuses.
+/// Which implementation of a class the registry chose: one compiled into this binary, or a
+/// Java one from `plugin.path` (run by the plugin host).
+#[derive(Clone, Debug)]
+pub enum PluginChoice<T> {
+    /// The built-in implementation.
+    Builtin(T),
+    /// A Java implementation.
+    Java(JavaPluginDesc),
+}
+
+/// A name that matches no plugin of the wanted kind, a connector this worker refuses, or a
+/// class whose chosen implementation is a Java one where only built-ins can run.
 #[derive(Debug, thiserror::Error)]
 #[error("{}", self.message())]
 pub struct RegistryError {
@@ -61,18 +82,47 @@ pub struct RegistryError {
     pub available: String,
     /// ` Did you mean 'X'?` for a close name of that kind, else empty.
     pub suggestion: String,
-    /// Set when the name is a built-in connector that the worker's plugin limit refuses.
-    pub refused: Option<Box<Refusal>>,
+    /// Why a name that exists gives no plugin: a built-in connector the worker's plugin limit
+    /// refuses, or a Java implementation this caller cannot run yet.
+    pub unavailable: Option<Box<Unavailable>>,
+}
+
+/// Why a plugin that exists is not given out.
+#[derive(Debug, Clone)]
+pub enum Unavailable {
+    /// The worker's plugin limit refuses the built-in connector.
+    Refused(Refusal),
+    /// The implementation chosen is a Java plugin.
+    Java(JavaPluginDesc),
 }
 
 impl RegistryError {
+    /// Set when the name is a built-in connector that the worker's plugin limit refuses.
+    pub fn refused(&self) -> Option<&Refusal> {
+        match self.unavailable.as_deref() {
+            Some(Unavailable::Refused(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Set when the name was found but the implementation chosen is a Java plugin.
+    pub fn java(&self) -> Option<&JavaPluginDesc> {
+        match self.unavailable.as_deref() {
+            Some(Unavailable::Java(j)) => Some(j),
+            _ => None,
+        }
+    }
+
     fn message(&self) -> String {
+        if let Some(j) = self.java() {
+            return java_not_wired(self.kind, j);
+        }
         let available = if self.available.is_empty() {
             "none"
         } else {
             &self.available
         };
-        match &self.refused {
+        match self.refused() {
             Some(r) => format!(
                 "{} {} ({}) is not allowed on this worker: {}. Allowed: {available}",
                 self.kind,
@@ -87,6 +137,43 @@ impl RegistryError {
             ),
         }
     }
+}
+
+fn java_not_wired(kind: &str, j: &JavaPluginDesc) -> String {
+    format!(
+        "{kind} {} (version {}) is a Java plugin from {}; running Java plugins is not wired yet",
+        j.class, j.version, j.location
+    )
+}
+
+/// Why no implementation could be chosen.
+#[derive(Debug, thiserror::Error)]
+pub enum ChoiceError {
+    /// No plugin of that kind has that name (or the worker refuses it).
+    #[error(transparent)]
+    NotFound(RegistryError),
+    /// The `*.plugin.version` value is no Maven version range.
+    #[error("Invalid version range {value}: {source}")]
+    InvalidRange {
+        /// The value given.
+        value: String,
+        /// Maven's reason.
+        source: InvalidVersionSpec,
+    },
+    /// No implementation's version is in the range (Kafka's
+    /// `VersionedPluginLoadingException`).
+    #[error(
+        "Plugin {class} not found that matches the version range {range}, available versions: [{}]",
+        available.join(", ")
+    )]
+    NoMatchingVersion {
+        /// The class name.
+        class: String,
+        /// The range, as Maven prints it.
+        range: String,
+        /// Every implementation's version, in ascending order.
+        available: Vec<String>,
+    },
 }
 
 /// Why the worker refuses a built-in connector: the worker key that limits the connectors
@@ -119,28 +206,93 @@ enum Factory {
     Predicate(PredicatePlugin),
 }
 
+#[derive(Clone)]
+enum Origin {
+    Builtin { desc: PluginDesc, factory: Factory },
+    Java(JavaPluginDesc),
+}
+
+/// One implementation of a class.
+#[derive(Clone)]
 struct Entry {
-    desc: PluginDesc,
-    factory: Factory,
+    class: String,
+    kind: JavaPluginKind,
+    version: Version,
+    origin: Origin,
 }
 
 impl Entry {
+    fn builtin(desc: PluginDesc, factory: Factory) -> Self {
+        Self {
+            class: desc.class_name.to_owned(),
+            kind: JavaPluginKind::Plugin(desc.kind),
+            version: Version::new(desc.version),
+            origin: Origin::Builtin { desc, factory },
+        }
+    }
+
     fn converter(&self) -> Option<&ConverterDesc> {
-        match &self.factory {
-            Factory::Converter(c) => Some(c),
+        match &self.origin {
+            Origin::Builtin {
+                factory: Factory::Converter(c),
+                ..
+            } => Some(c),
             _ => None,
         }
     }
+
+    fn is_builtin(&self) -> bool {
+        matches!(self.origin, Origin::Builtin { .. })
+    }
+
+    fn groups(&self) -> Vec<Group> {
+        match (self.kind, &self.origin) {
+            (JavaPluginKind::Plugin(kind), Origin::Builtin { .. }) => {
+                groups(kind, self.converter())
+            }
+            (JavaPluginKind::Plugin(kind), Origin::Java(_)) => match kind {
+                PluginKind::Source | PluginKind::Sink => vec![Group::Connector],
+                PluginKind::Converter => vec![Group::Converter],
+                PluginKind::HeaderConverter => vec![Group::HeaderConverter],
+                PluginKind::Transformation => vec![Group::Transformation],
+                PluginKind::Predicate => vec![Group::Predicate],
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Orders implementations as the choice ranks them: by version, a built-in above a Java
+    /// one of an equal version.
+    fn rank(&self, other: &Self) -> Ordering {
+        self.version
+            .cmp(&other.version)
+            .then_with(|| self.is_builtin().cmp(&other.is_builtin()))
+    }
 }
 
-/// All plugins known to this binary, by name and alias.
+/// One implementation as listed (`GET /connector-plugins`, `connect-rs plugins`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Implementation<'a> {
+    /// Fully qualified class name.
+    pub class_name: &'a str,
+    /// Its kind.
+    pub kind: PluginKind,
+    /// Its version (`undefined` when it has none).
+    pub version: &'a str,
+    /// `None` for a built-in, else where the Java plugin was found.
+    pub location: Option<&'a str>,
+}
+
+/// All plugins known to this worker, by name and alias.
 pub struct PluginRegistry {
     entries: Vec<Entry>,
-    /// (kind group, name) → index into `entries`; `None` marks an ambiguous alias.
-    names: HashMap<(Group, String), Option<usize>>,
+    /// Alias → the one class it names, `None` when it names several (Kafka drops those).
+    aliases: HashMap<String, Option<String>>,
     /// Every name (class name and aliases) of a connector the worker's plugin limit
     /// removed, with the reason.
     refused: HashMap<String, Refusal>,
+    /// The choice when no `*.plugin.version` is given.
+    version_default: VersionDefault,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -153,7 +305,7 @@ enum Group {
 }
 
 impl Group {
-    /// The Java interface name, used in messages and as the alias suffix.
+    /// The Java interface name, used in messages.
     fn interface(self) -> &'static str {
         match self {
             Self::Connector => "Connector",
@@ -191,6 +343,50 @@ fn simple_name(class_name: &str) -> &str {
     name.rsplit('$').next().unwrap_or(name)
 }
 
+/// Kafka's `PluginUtils.prunedName`: the simple name up to the last occurrence of the type's
+/// suffix when that is not at its start, else the simple name.
+fn pruned_name(class_name: &str, suffix: &str) -> String {
+    let simple = simple_name(class_name);
+    match simple.rfind(suffix) {
+        Some(pos) if pos > 0 => simple[..pos].to_owned(),
+        _ => simple.to_owned(),
+    }
+}
+
+/// The names of each entry a user may give besides its class name: its simple name and pruned
+/// name, for each of its kinds (a built-in converter that also serves as header converter is
+/// pruned by both suffixes, as Kafka's scan reports it once per type).
+fn alias_candidates(entry: &Entry) -> Vec<String> {
+    let mut out = vec![simple_name(&entry.class).to_owned()];
+    let mut suffixes = vec![entry.kind.alias_suffix()];
+    if entry.groups().contains(&Group::HeaderConverter) {
+        suffixes.push(PluginKind::HeaderConverter.alias_suffix());
+    }
+    for suffix in suffixes {
+        out.push(pruned_name(&entry.class, suffix));
+    }
+    out
+}
+
+/// Kafka's `PluginUtils.computeAliases` over `entries`: each alias maps to the one class it
+/// names, or to `None` when it names several.
+fn compute_aliases(entries: &[Entry]) -> HashMap<String, Option<String>> {
+    let mut aliases: HashMap<String, Option<String>> = HashMap::new();
+    for entry in entries {
+        for alias in alias_candidates(entry) {
+            aliases
+                .entry(alias)
+                .and_modify(|c| {
+                    if c.as_deref() != Some(entry.class.as_str()) {
+                        *c = None;
+                    }
+                })
+                .or_insert_with(|| Some(entry.class.clone()));
+        }
+    }
+    aliases
+}
+
 impl PluginRegistry {
     /// A registry of the given plugins.
     pub fn new(
@@ -202,32 +398,16 @@ impl PluginRegistry {
     ) -> Self {
         let mut entries = Vec::new();
         for p in sources {
-            entries.push(Entry {
-                desc: p.desc(),
-                factory: Factory::Connector(ConnectorPlugin::Source(p)),
-            });
+            entries.push(Entry::builtin(
+                p.desc(),
+                Factory::Connector(ConnectorPlugin::Source(p)),
+            ));
         }
         for p in sinks {
-            entries.push(Entry {
-                desc: p.desc(),
-                factory: Factory::Connector(ConnectorPlugin::Sink(p)),
-            });
-        }
-        for c in converters {
-            let kind = if c.new_converter.is_some() {
-                PluginKind::Converter
-            } else {
-                PluginKind::HeaderConverter
-            };
-            entries.push(Entry {
-                desc: PluginDesc {
-                    class_name: c.class_name,
-                    kind,
-                    version: env!("CARGO_PKG_VERSION"),
-                    task_class: None,
-                },
-                factory: Factory::Converter(c),
-            });
+            entries.push(Entry::builtin(
+                p.desc(),
+                Factory::Connector(ConnectorPlugin::Sink(p)),
+            ));
         }
         let desc = |class_name, kind| PluginDesc {
             class_name,
@@ -235,108 +415,179 @@ impl PluginRegistry {
             version: env!("CARGO_PKG_VERSION"),
             task_class: None,
         };
+        for c in converters {
+            let kind = if c.new_converter.is_some() {
+                PluginKind::Converter
+            } else {
+                PluginKind::HeaderConverter
+            };
+            entries.push(Entry::builtin(
+                desc(c.class_name, kind),
+                Factory::Converter(c),
+            ));
+        }
         for t in transforms {
-            entries.push(Entry {
-                desc: desc(t.class_name, PluginKind::Transformation),
-                factory: Factory::Transformation(t),
-            });
+            entries.push(Entry::builtin(
+                desc(t.class_name, PluginKind::Transformation),
+                Factory::Transformation(t),
+            ));
         }
         for p in predicates {
-            entries.push(Entry {
-                desc: desc(p.class_name, PluginKind::Predicate),
-                factory: Factory::Predicate(p),
-            });
+            entries.push(Entry::builtin(
+                desc(p.class_name, PluginKind::Predicate),
+                Factory::Predicate(p),
+            ));
         }
         Self {
-            names: index(&entries),
+            aliases: compute_aliases(&entries),
             entries,
             refused: HashMap::new(),
+            version_default: VersionDefault::default(),
         }
     }
 
-    /// This registry without the connectors `refuse` returns a reason for: they are no longer
-    /// listed or found, and asking for one of them by any of its names is an error saying why
-    /// ([`RegistryError::refused`]).
-    pub fn without_connectors(self, refuse: impl Fn(&str) -> Option<&'static str>) -> Self {
-        let Self {
-            entries,
-            names,
-            mut refused,
-        } = self;
-        let reasons: Vec<Option<Refusal>> = entries
-            .iter()
-            .map(|e| match e.factory {
-                Factory::Connector(_) => refuse(e.desc.class_name).map(|key| Refusal {
-                    class: e.desc.class_name,
+    /// This registry with the Java implementations found on `plugin.path` added (a class may
+    /// then have several implementations); aliases are computed again over all of them, so a
+    /// Java class whose simple name equals a built-in's alias makes that alias ambiguous, and
+    /// Kafka drops it.
+    pub fn with_java_plugins(mut self, plugins: impl IntoIterator<Item = JavaPluginDesc>) -> Self {
+        for p in plugins {
+            self.entries.push(Entry {
+                class: p.class.clone(),
+                kind: p.kind,
+                version: Version::new(&p.version),
+                origin: Origin::Java(p),
+            });
+        }
+        self.aliases = compute_aliases(&self.entries);
+        self
+    }
+
+    /// This registry choosing by `default` when no `*.plugin.version` is given.
+    pub fn with_version_default(mut self, default: VersionDefault) -> Self {
+        self.version_default = default;
+        self
+    }
+
+    /// This registry without the built-in connectors `refuse` returns a reason for: they are
+    /// no longer listed or found, and asking for one of them by any of its names is an error
+    /// saying why ([`RegistryError::refused`]).
+    pub fn without_connectors(mut self, refuse: impl Fn(&str) -> Option<&'static str>) -> Self {
+        let mut kept = Vec::new();
+        for entry in std::mem::take(&mut self.entries) {
+            let refusal = match &entry.origin {
+                Origin::Builtin {
+                    desc,
+                    factory: Factory::Connector(_),
+                } => refuse(desc.class_name).map(|key| Refusal {
+                    class: desc.class_name,
                     key,
                 }),
                 _ => None,
-            })
-            .collect();
-        for ((group, name), i) in &names {
-            if let (Group::Connector, Some(i)) = (group, i) {
-                if let Some(r) = reasons[*i] {
-                    refused.insert(name.clone(), r);
-                }
-            }
-        }
-        let entries: Vec<Entry> = entries
-            .into_iter()
-            .zip(&reasons)
-            .filter(|(_, r)| r.is_none())
-            .map(|(e, _)| e)
-            .collect();
-        Self {
-            names: index(&entries),
-            entries,
-            refused,
-        }
-    }
-}
-
-/// Every class name and alias of `entries` → its index, per kind group; an alias naming two
-/// entries of one group maps to `None`.
-fn index(entries: &[Entry]) -> HashMap<(Group, String), Option<usize>> {
-    let mut names: HashMap<(Group, String), Option<usize>> = HashMap::new();
-    for (i, entry) in entries.iter().enumerate() {
-        for group in groups(entry.desc.kind, entry.converter()) {
-            let suffix = group.interface();
-            names.insert((group, entry.desc.class_name.to_owned()), Some(i));
-            let simple = simple_name(entry.desc.class_name);
-            let mut aliases = vec![simple.to_owned()];
-            if let Some(short) = simple.strip_suffix(suffix).filter(|s| !s.is_empty()) {
-                aliases.push(short.to_owned());
-            }
-            for alias in aliases {
-                names
-                    .entry((group, alias))
-                    .and_modify(|e| {
-                        if *e != Some(i) {
-                            *e = None;
+            };
+            match refusal {
+                Some(r) => {
+                    self.refused.insert(entry.class.clone(), r);
+                    for alias in alias_candidates(&entry) {
+                        if self.aliases.get(&alias) == Some(&Some(entry.class.clone())) {
+                            self.refused.insert(alias, r);
                         }
-                    })
-                    .or_insert(Some(i));
+                    }
+                }
+                None => kept.push(entry),
             }
         }
+        self.entries = kept;
+        self.aliases = compute_aliases(&self.entries);
+        self
     }
-    names
-}
 
-impl PluginRegistry {
     /// The registry of every built-in plugin.
     pub fn builtin() -> Self {
         super::builtin::registry()
     }
 
-    fn find(&self, group: Group, name: &str) -> Option<&Entry> {
+    /// The class `name` (class name or alias, trimmed) stands for.
+    fn class_of<'a>(&'a self, name: &'a str) -> &'a str {
         let name = name.trim();
-        self.names
-            .get(&(group, name.to_owned()))
-            .copied()
-            .flatten()
-            .map(|i| &self.entries[i])
+        match self.aliases.get(name) {
+            Some(Some(class)) => class,
+            _ => name,
+        }
     }
 
+    /// The implementations of `group` called `name`, in registration order.
+    fn candidates(&self, group: Group, name: &str) -> Vec<&Entry> {
+        let class = self.class_of(name);
+        self.entries
+            .iter()
+            .filter(|e| e.class == class && e.groups().contains(&group))
+            .collect()
+    }
+
+    /// The implementation of `group` called `name` that runs for the `*.plugin.version` value
+    /// `version` (`None`: not given).
+    fn choose(
+        &self,
+        group: Group,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<&Entry, ChoiceError> {
+        let candidates = self.candidates(group, name);
+        if candidates.is_empty() {
+            return Err(ChoiceError::NotFound(self.not_found(group, name)));
+        }
+        let range = version_requirement(version).map_err(|source| ChoiceError::InvalidRange {
+            value: version.unwrap_or_default().to_owned(),
+            source,
+        })?;
+        let best = |keep: &dyn Fn(&Entry) -> bool| {
+            (candidates.iter().copied())
+                .filter(|e| keep(e))
+                .max_by(|a, b| a.rank(b))
+        };
+        let chosen = match (&range, self.version_default) {
+            (Some(r), _) => best(&|e| r.contains(&e.version)),
+            (None, VersionDefault::Builtin) => best(&Entry::is_builtin).or_else(|| best(&|_| true)),
+            (None, VersionDefault::Latest) => best(&|_| true),
+        };
+        chosen.ok_or_else(|| no_matching_version(&candidates, range.as_ref()))
+    }
+
+    /// The implementation of `group` called `name` under the worker's default, as a built-in
+    /// entry; a Java choice is a [`RegistryError`] saying so.
+    fn builtin_choice(&self, group: Group, name: &str) -> Result<&Factory, RegistryError> {
+        match self.choose(group, name, None) {
+            Ok(Entry {
+                origin: Origin::Builtin { factory, .. },
+                ..
+            }) => Ok(factory),
+            Ok(Entry {
+                origin: Origin::Java(j),
+                ..
+            }) => {
+                let mut e = self.not_found(group, name);
+                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
+                Err(e)
+            }
+            Err(ChoiceError::NotFound(e)) => Err(e),
+            // No range is given, so every candidate matches.
+            Err(_) => Err(self.not_found(group, name)),
+        }
+    }
+}
+
+fn no_matching_version(candidates: &[&Entry], range: Option<&VersionRange>) -> ChoiceError {
+    let mut sorted = candidates.to_vec();
+    sorted.sort_by(|a, b| a.rank(b));
+    ChoiceError::NoMatchingVersion {
+        class: sorted.first().map(|e| e.class.clone()).unwrap_or_default(),
+        range: range.map(ToString::to_string).unwrap_or_default(),
+        available: sorted.iter().map(|e| e.version.to_string()).collect(),
+    }
+}
+
+impl PluginRegistry {
     /// The error for a `name` of `group` that names no plugin: every plugin of the group once,
     /// as `Alias (fully.qualified.Name)` when its simple name is an alias of it alone, else by
     /// its class name (`org.apache.kafka.connect.transforms.Cast$Key`: `Key` names a dozen
@@ -345,13 +596,14 @@ impl PluginRegistry {
         let mut available: Vec<String> = self
             .entries
             .iter()
-            .enumerate()
-            .filter(|(_, e)| groups(e.desc.kind, e.converter()).contains(&group))
-            .map(|(i, e)| {
-                let class = e.desc.class_name;
+            .filter(|e| e.groups().contains(&group))
+            .map(|e| {
+                let class = e.class.as_str();
                 let simple = simple_name(class);
-                match self.names.get(&(group, simple.to_owned())) {
-                    Some(Some(j)) if *j == i && simple != class => format!("{simple} ({class})"),
+                match self.aliases.get(simple) {
+                    Some(Some(c)) if c == class && simple != class => {
+                        format!("{simple} ({class})")
+                    }
                     _ => class.to_owned(),
                 }
             })
@@ -371,7 +623,7 @@ impl PluginRegistry {
             } else {
                 self.suggestion(group, name)
             },
-            refused,
+            unavailable: refused.map(|r| Box::new(Unavailable::Refused(*r))),
         }
     }
 
@@ -379,15 +631,16 @@ impl PluginRegistry {
     /// the class name of a nested class given (or misspelled) without its package
     /// (`InsertField$Value` → `org.apache.kafka.connect.transforms.InsertField$Value`).
     fn suggestion(&self, group: Group, name: &str) -> String {
-        let direct = crate::suggest::did_you_mean(name, self.names_of(group));
+        let names = self.names_of(group);
+        let direct = crate::suggest::did_you_mean(name, names.iter().map(String::as_str));
         if !direct.is_empty() {
             return direct;
         }
         let nested: Vec<(&str, &str)> = self
             .entries
             .iter()
-            .filter(|e| groups(e.desc.kind, e.converter()).contains(&group))
-            .map(|e| e.desc.class_name)
+            .filter(|e| e.groups().contains(&group))
+            .map(|e| e.class.as_str())
             .filter(|class| class.contains('$'))
             .map(|class| (class.rsplit('.').next().unwrap_or(class), class))
             .collect();
@@ -405,22 +658,31 @@ impl PluginRegistry {
     }
 
     /// Every unambiguous name (class name or alias) of `group`, sorted.
-    fn names_of(&self, group: Group) -> Vec<&str> {
-        let mut names: Vec<&str> = (self.names.iter())
-            .filter(|((g, _), i)| *g == group && i.is_some())
-            .map(|((_, n), _)| n.as_str())
+    fn names_of(&self, group: Group) -> Vec<String> {
+        let classes: Vec<&str> = (self.entries.iter())
+            .filter(|e| e.groups().contains(&group))
+            .map(|e| e.class.as_str())
             .collect();
+        let mut names: Vec<String> = classes.iter().map(|c| (*c).to_owned()).collect();
+        names.extend(
+            (self.aliases.iter())
+                .filter(|(_, c)| c.as_deref().is_some_and(|c| classes.contains(&c)))
+                .map(|(a, _)| a.clone()),
+        );
         names.sort_unstable();
+        names.dedup();
         names
     }
 
-    /// The connector plugin called `name` (class name or alias).
+    /// The connector plugin called `name` (class name or alias), when the implementation the
+    /// worker's default chooses is built in.
     ///
     /// # Errors
-    /// [`RegistryError`] listing the available connectors.
+    /// [`RegistryError`] listing the available connectors, or saying that the choice is a
+    /// Java plugin.
     pub fn connector(&self, name: &str) -> Result<ConnectorPlugin, RegistryError> {
-        match self.find(Group::Connector, name).map(|e| &e.factory) {
-            Some(Factory::Connector(p)) => Ok(p.clone()),
+        match self.builtin_choice(Group::Connector, name)? {
+            Factory::Connector(p) => Ok(p.clone()),
             _ => Err(self.not_found(Group::Connector, name)),
         }
     }
@@ -428,13 +690,14 @@ impl PluginRegistry {
     /// A new, unconfigured converter called `name`.
     ///
     /// # Errors
-    /// [`RegistryError`] listing the available converters.
+    /// [`RegistryError`] listing the available converters, or saying that the choice is a
+    /// Java plugin.
     pub fn converter(&self, name: &str) -> Result<Box<dyn Converter>, RegistryError> {
-        match self.find(Group::Converter, name).map(|e| &e.factory) {
-            Some(Factory::Converter(ConverterDesc {
+        match self.builtin_choice(Group::Converter, name)? {
+            Factory::Converter(ConverterDesc {
                 new_converter: Some(new),
                 ..
-            })) => Ok(new()),
+            }) => Ok(new()),
             _ => Err(self.not_found(Group::Converter, name)),
         }
     }
@@ -442,21 +705,23 @@ impl PluginRegistry {
     /// The Java class name of the converter or header converter called `name` (class name or
     /// alias), for error reports; `name` itself when unknown.
     pub fn converter_class_name(&self, name: &str) -> String {
-        self.find(Group::Converter, name)
-            .or_else(|| self.find(Group::HeaderConverter, name))
-            .map_or_else(|| name.trim().to_owned(), |e| e.desc.class_name.to_owned())
+        [Group::Converter, Group::HeaderConverter]
+            .into_iter()
+            .find_map(|g| self.candidates(g, name).first().map(|e| e.class.clone()))
+            .unwrap_or_else(|| name.trim().to_owned())
     }
 
     /// A new, unconfigured header converter called `name`.
     ///
     /// # Errors
-    /// [`RegistryError`] listing the available header converters.
+    /// [`RegistryError`] listing the available header converters, or saying that the choice
+    /// is a Java plugin.
     pub fn header_converter(&self, name: &str) -> Result<Box<dyn HeaderConverter>, RegistryError> {
-        match self.find(Group::HeaderConverter, name).map(|e| &e.factory) {
-            Some(Factory::Converter(ConverterDesc {
+        match self.builtin_choice(Group::HeaderConverter, name)? {
+            Factory::Converter(ConverterDesc {
                 new_header_converter: Some(new),
                 ..
-            })) => Ok(new()),
+            }) => Ok(new()),
             _ => Err(self.not_found(Group::HeaderConverter, name)),
         }
     }
@@ -464,10 +729,11 @@ impl PluginRegistry {
     /// The transform plugin called `name` (class name or alias).
     ///
     /// # Errors
-    /// [`RegistryError`] listing the available transforms.
+    /// [`RegistryError`] listing the available transforms, or saying that the choice is a
+    /// Java plugin.
     pub fn transformation(&self, name: &str) -> Result<TransformationPlugin, RegistryError> {
-        match self.find(Group::Transformation, name).map(|e| &e.factory) {
-            Some(Factory::Transformation(t)) => Ok(*t),
+        match self.builtin_choice(Group::Transformation, name)? {
+            Factory::Transformation(t) => Ok(*t),
             _ => Err(self.not_found(Group::Transformation, name)),
         }
     }
@@ -475,40 +741,183 @@ impl PluginRegistry {
     /// The predicate plugin called `name` (class name or alias).
     ///
     /// # Errors
-    /// [`RegistryError`] listing the available predicates.
+    /// [`RegistryError`] listing the available predicates, or saying that the choice is a
+    /// Java plugin.
     pub fn predicate(&self, name: &str) -> Result<PredicatePlugin, RegistryError> {
-        match self.find(Group::Predicate, name).map(|e| &e.factory) {
-            Some(Factory::Predicate(p)) => Ok(*p),
+        match self.builtin_choice(Group::Predicate, name)? {
+            Factory::Predicate(p) => Ok(*p),
             _ => Err(self.not_found(Group::Predicate, name)),
         }
     }
 
-    /// Every plugin's static facts, in registration order.
-    pub fn descriptors(&self) -> impl Iterator<Item = PluginDesc> + '_ {
-        self.entries.iter().map(|e| e.desc)
+    /// The implementation of the connector called `name` that runs for
+    /// `connector.plugin.version` = `version` (`None`: not given; `latest`: the highest).
+    ///
+    /// # Errors
+    /// [`ChoiceError`]: no such connector, an invalid range, or no version in the range.
+    pub fn choose_connector(
+        &self,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<PluginChoice<ConnectorPlugin>, ChoiceError> {
+        self.choose_as(Group::Connector, name, version, |f| match f {
+            Factory::Connector(p) => Some(p.clone()),
+            _ => None,
+        })
     }
 
-    /// The unambiguous aliases of the plugin whose class is `class_name` (every name but the
-    /// class name itself that finds it, in any of its kinds), sorted.
-    pub fn aliases(&self, class_name: &str) -> Vec<String> {
-        let mut out: Vec<String> = (self.names.iter())
-            .filter(|(_, i)| i.is_some_and(|i| self.entries[i].desc.class_name == class_name))
-            .map(|((_, n), _)| n.clone())
-            .filter(|n| n != class_name)
-            .collect();
-        out.sort_unstable();
+    /// As [`Self::choose_connector`], for a converter (`key.converter.plugin.version`, ...);
+    /// the built-in arm is its factory.
+    ///
+    /// # Errors
+    /// As [`Self::choose_connector`].
+    pub fn choose_converter(
+        &self,
+        name: &str,
+        version: Option<&str>,
+        header: bool,
+    ) -> Result<PluginChoice<ConverterDesc>, ChoiceError> {
+        let group = if header {
+            Group::HeaderConverter
+        } else {
+            Group::Converter
+        };
+        self.choose_as(group, name, version, |f| match f {
+            Factory::Converter(c) => Some(*c),
+            _ => None,
+        })
+    }
+
+    /// As [`Self::choose_connector`], for a transformation (`transforms.<a>.plugin.version`).
+    ///
+    /// # Errors
+    /// As [`Self::choose_connector`].
+    pub fn choose_transformation(
+        &self,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<PluginChoice<TransformationPlugin>, ChoiceError> {
+        self.choose_as(Group::Transformation, name, version, |f| match f {
+            Factory::Transformation(t) => Some(*t),
+            _ => None,
+        })
+    }
+
+    /// As [`Self::choose_connector`], for a predicate (`predicates.<a>.plugin.version`).
+    ///
+    /// # Errors
+    /// As [`Self::choose_connector`].
+    pub fn choose_predicate(
+        &self,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<PluginChoice<PredicatePlugin>, ChoiceError> {
+        self.choose_as(Group::Predicate, name, version, |f| match f {
+            Factory::Predicate(p) => Some(*p),
+            _ => None,
+        })
+    }
+
+    fn choose_as<T>(
+        &self,
+        group: Group,
+        name: &str,
+        version: Option<&str>,
+        builtin: impl Fn(&Factory) -> Option<T>,
+    ) -> Result<PluginChoice<T>, ChoiceError> {
+        let entry = self.choose(group, name, version)?;
+        match &entry.origin {
+            Origin::Builtin { factory, .. } => builtin(factory)
+                .map(PluginChoice::Builtin)
+                .ok_or_else(|| ChoiceError::NotFound(self.not_found(group, name))),
+            Origin::Java(j) => Ok(PluginChoice::Java(j.clone())),
+        }
+    }
+
+    /// The versions of every implementation of the `group` plugin called `name`, ascending.
+    fn versions(&self, group: Group, name: &str) -> Vec<String> {
+        let mut c = self.candidates(group, name);
+        c.sort_by(|a, b| a.rank(b));
+        let mut out: Vec<String> = c.iter().map(|e| e.version.to_string()).collect();
         out.dedup();
         out
     }
 
-    /// The static facts of the converter (`header`: header converter) called `name`.
+    /// The versions of every implementation of the connector called `name`, ascending (what
+    /// Kafka recommends for `connector.plugin.version`).
+    pub fn connector_versions(&self, name: &str) -> Vec<String> {
+        self.versions(Group::Connector, name)
+    }
+
+    /// The versions of every implementation of the converter (`header`: header converter)
+    /// called `name`, ascending.
+    pub fn converter_versions(&self, name: &str, header: bool) -> Vec<String> {
+        let group = if header {
+            Group::HeaderConverter
+        } else {
+            Group::Converter
+        };
+        self.versions(group, name)
+    }
+
+    /// Every built-in plugin's static facts, in registration order.
+    pub fn descriptors(&self) -> impl Iterator<Item = PluginDesc> + '_ {
+        self.entries.iter().filter_map(|e| match &e.origin {
+            Origin::Builtin { desc, .. } => Some(*desc),
+            Origin::Java(_) => None,
+        })
+    }
+
+    /// Every implementation of the kinds connect-rs lists (built-in and Java), in
+    /// registration order; a built-in converter that is also a header converter is listed
+    /// under each of its kinds.
+    pub fn implementations(&self) -> impl Iterator<Item = Implementation<'_>> + '_ {
+        self.entries.iter().flat_map(|e| {
+            let location = match &e.origin {
+                Origin::Builtin { .. } => None,
+                Origin::Java(j) => Some(j.location.as_str()),
+            };
+            e.groups().into_iter().filter_map(move |g| {
+                let kind = match (g, e.kind) {
+                    (Group::Connector, JavaPluginKind::Plugin(k)) => k,
+                    (Group::Converter, _) => PluginKind::Converter,
+                    (Group::HeaderConverter, _) => PluginKind::HeaderConverter,
+                    (Group::Transformation, _) => PluginKind::Transformation,
+                    (Group::Predicate, _) => PluginKind::Predicate,
+                    _ => return None,
+                };
+                Some(Implementation {
+                    class_name: &e.class,
+                    kind,
+                    version: e.version.as_str(),
+                    location,
+                })
+            })
+        })
+    }
+
+    /// The unambiguous aliases of the plugin whose class is `class_name`, sorted.
+    pub fn aliases(&self, class_name: &str) -> Vec<String> {
+        let mut out: Vec<String> = (self.aliases.iter())
+            .filter(|(a, c)| c.as_deref() == Some(class_name) && a.as_str() != class_name)
+            .map(|(a, _)| a.clone())
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The static facts of the built-in converter (`header`: header converter) called `name`
+    /// (`None` when there is none, or when the worker's default chooses a Java one).
     pub fn converter_desc(&self, name: &str, header: bool) -> Option<PluginDesc> {
         let group = if header {
             Group::HeaderConverter
         } else {
             Group::Converter
         };
-        self.find(group, name).map(|e| e.desc)
+        match self.choose(group, name, None).ok()?.origin {
+            Origin::Builtin { desc, .. } => Some(desc),
+            Origin::Java(_) => None,
+        }
     }
 }
 
@@ -616,5 +1025,211 @@ mod tests {
                 " Did you mean 'org.apache.kafka.connect.transforms.InsertField$Value'?"
             );
         }
+    }
+
+    fn java(class: &str, kind: &str, version: &str, location: &str) -> JavaPluginDesc {
+        JavaPluginDesc {
+            class: class.to_owned(),
+            kind: JavaPluginKind::from_type_name(kind).unwrap(),
+            version: version.to_owned(),
+            location: location.to_owned(),
+        }
+    }
+
+    const FILE_SOURCE: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+
+    /// The built-ins plus a Java FileStreamSource 3.9.0 and 99.0 (both directions of the
+    /// built-in's version, which is this crate's 0.x) and a Java-only connector.
+    fn with_java() -> PluginRegistry {
+        PluginRegistry::builtin().with_java_plugins([
+            java(FILE_SOURCE, "source", "3.9.0", "/plugins/file-old"),
+            java(FILE_SOURCE, "source", "99.0", "/plugins/file-new"),
+            java(
+                "io.debezium.connector.postgresql.PostgresConnector",
+                "source",
+                "3.6.1.Final",
+                "/plugins/debezium",
+            ),
+        ])
+    }
+
+    #[test]
+    fn a_java_class_whose_simple_name_is_a_builtin_alias_makes_it_ambiguous() {
+        let before = PluginRegistry::builtin();
+        assert!(before.connector("FileStreamSource").is_ok());
+        // A Java sink named `FileStreamSource` (simple name) collides with the built-in
+        // source's pruned alias: Kafka drops the alias for both.
+        let r = PluginRegistry::builtin().with_java_plugins([java(
+            "com.example.FileStreamSource",
+            "sink",
+            "1.0",
+            "/plugins/example",
+        )]);
+        assert_eq!(r.aliases(FILE_SOURCE), ["FileStreamSourceConnector"]);
+        assert!(r.aliases("com.example.FileStreamSource").is_empty());
+        let e = r.connector("FileStreamSource").err().unwrap();
+        assert!(e.to_string().starts_with("Failed to find any class"), "{e}");
+        // Class names and the unambiguous alias still resolve.
+        assert!(r.connector("FileStreamSourceConnector").is_ok());
+        assert!(matches!(
+            r.choose_connector("com.example.FileStreamSource", None),
+            Ok(PluginChoice::Java(j)) if j.location == "/plugins/example"
+        ));
+    }
+
+    #[test]
+    fn kinds_kafka_does_not_list_still_take_part_in_aliases() {
+        let r = PluginRegistry::builtin().with_java_plugins([java(
+            "com.example.StringConverter",
+            "config_provider",
+            "1.0",
+            "/plugins/p",
+        )]);
+        assert!(r.converter("StringConverter").is_err());
+        assert!(
+            r.converter("String").is_ok(),
+            "`String` still names one class"
+        );
+        assert!(plugin_ids(&r)
+            .iter()
+            .all(|(c, _)| c != "com.example.StringConverter"));
+    }
+
+    fn plugin_ids(r: &PluginRegistry) -> Vec<(String, String)> {
+        super::super::plugin_infos(r, false)
+            .into_iter()
+            .map(|p| (p.class_name, p.version.unwrap_or_default()))
+            .collect()
+    }
+
+    fn chosen(r: &PluginRegistry, name: &str, version: Option<&str>) -> String {
+        match r.choose_connector(name, version) {
+            Ok(PluginChoice::Builtin(p)) => format!("builtin {}", p.desc().version),
+            Ok(PluginChoice::Java(j)) => format!("java {} {}", j.version, j.location),
+            Err(e) => format!("error {e}"),
+        }
+    }
+
+    #[test]
+    fn builtin_default_prefers_the_builtin_and_latest_takes_the_highest() {
+        let builtin = format!("builtin {}", env!("CARGO_PKG_VERSION"));
+        let r = with_java();
+        assert_eq!(chosen(&r, "FileStreamSource", None), builtin);
+        assert_eq!(
+            chosen(&r, "PostgresConnector", None),
+            "java 3.6.1.Final /plugins/debezium"
+        );
+        let r = with_java().with_version_default(VersionDefault::Latest);
+        assert_eq!(
+            chosen(&r, "FileStreamSource", None),
+            "java 99.0 /plugins/file-new"
+        );
+        // `latest` given as the version is Kafka's "no requirement": the default applies.
+        assert_eq!(
+            chosen(&with_java(), "FileStreamSource", Some("latest")),
+            builtin
+        );
+    }
+
+    #[test]
+    fn equal_versions_choose_the_builtin() {
+        let v = env!("CARGO_PKG_VERSION");
+        let r = PluginRegistry::builtin()
+            .with_java_plugins([java(FILE_SOURCE, "source", v, "/plugins/same")])
+            .with_version_default(VersionDefault::Latest);
+        assert_eq!(chosen(&r, FILE_SOURCE, None), format!("builtin {v}"));
+        assert_eq!(chosen(&r, FILE_SOURCE, Some(v)), format!("builtin {v}"));
+        // Listed once: one entry per (class, version).
+        let ids = plugin_ids(&r);
+        assert_eq!(ids.iter().filter(|(c, _)| c == FILE_SOURCE).count(), 1);
+    }
+
+    #[test]
+    fn a_version_range_picks_the_highest_match_over_all_implementations() {
+        let r = with_java();
+        assert_eq!(
+            chosen(&r, "FileStreamSource", Some("3.9.0")),
+            "java 3.9.0 /plugins/file-old"
+        );
+        assert_eq!(
+            chosen(&r, "FileStreamSource", Some("[1.0,)")),
+            "java 99.0 /plugins/file-new"
+        );
+        assert_eq!(
+            chosen(&r, "FileStreamSource", Some("[3.0,99.0)")),
+            "java 3.9.0 /plugins/file-old"
+        );
+        assert_eq!(
+            chosen(&r, "FileStreamSource", Some("(,1.0)")),
+            format!("builtin {}", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(
+            chosen(&r, "FileStreamSource", Some("4.0")),
+            format!(
+                "error Plugin {FILE_SOURCE} not found that matches the version range \
+                 [4.0,4.0], available versions: [{}, 3.9.0, 99.0]",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert_eq!(
+            chosen(&r, "FileStreamSource", Some("[4.0")),
+            "error Invalid version range [4.0: Unbounded range: [4.0"
+        );
+    }
+
+    #[test]
+    fn a_java_choice_where_only_builtins_run_is_a_clear_error() {
+        let r = with_java().with_version_default(VersionDefault::Latest);
+        let e = r.connector("FileStreamSource").err().unwrap().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "Connector {FILE_SOURCE} (version 99.0) is a Java plugin from /plugins/file-new; \
+                 running Java plugins is not wired yet"
+            )
+        );
+        let e = with_java().connector("PostgresConnector").err().unwrap();
+        assert!(
+            e.to_string()
+                .contains("is a Java plugin from /plugins/debezium"),
+            "{e}"
+        );
+        let t = PluginRegistry::builtin().with_java_plugins([java(
+            "io.debezium.transforms.ExtractNewRecordState",
+            "transformation",
+            "3.6.1.Final",
+            "/plugins/debezium",
+        )]);
+        let e = t.transformation("ExtractNewRecordState").err().unwrap();
+        assert!(e.to_string().starts_with("Transformation io.debezium.transforms.ExtractNewRecordState (version 3.6.1.Final) is a Java plugin"), "{e}");
+    }
+
+    #[test]
+    fn java_plugins_are_listed_per_version_in_kafkas_order() {
+        let r = with_java();
+        let sources: Vec<(String, String)> = super::super::plugin_infos(&r, true)
+            .into_iter()
+            .filter(|p| p.kind == "source")
+            .map(|p| (p.class_name, p.version.unwrap_or_default()))
+            .collect();
+        let v = env!("CARGO_PKG_VERSION").to_owned();
+        let s = |c: &str, v: &str| (c.to_owned(), v.to_owned());
+        assert_eq!(
+            sources,
+            [
+                s("io.confluent.connect.jdbc.JdbcSourceConnector", &v),
+                s(
+                    "io.debezium.connector.postgresql.PostgresConnector",
+                    "3.6.1.Final"
+                ),
+                s(FILE_SOURCE, &v),
+                s(FILE_SOURCE, "3.9.0"),
+                s(FILE_SOURCE, "99.0"),
+            ]
+        );
+        assert_eq!(
+            r.connector_versions("FileStreamSource"),
+            [v.as_str(), "3.9.0", "99.0"]
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::herder::{
     ConnectorInfo, ConnectorStateInfo, ConnectorType, HerderError, HerderHandle, Request,
     StateInfo, TaskId, TaskStateInfo,
 };
-use crate::plugins::PluginRegistry;
+use crate::plugins::{JavaPluginDesc, JavaPluginKind, PluginRegistry};
 
 const WORKER: &str = "127.0.0.1:8083";
 const CLUSTER_ID: &str = "test-cluster-id";
@@ -144,12 +144,16 @@ impl Drop for Server {
 }
 
 async fn start() -> Server {
+    start_with(PluginRegistry::builtin()).await
+}
+
+async fn start_with(plugins: PluginRegistry) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = AppState {
         herder: fake_herder(),
         metrics: Arc::default(),
-        plugins: Arc::new(PluginRegistry::builtin()),
+        plugins: Arc::new(plugins),
         worker: Arc::new(WorkerInfo {
             kafka_cluster_id: Some(CLUSTER_ID.to_owned()),
             converters: [
@@ -490,4 +494,121 @@ async fn connector_plugins() {
         .collect();
     assert_eq!(&types[..3], ["sink", "sink", "source"]);
     assert!(types.contains(&"converter") && types.contains(&"header_converter"));
+}
+
+/// The built-ins plus synthetic Java plugins found on `plugin.path`: two versions of the
+/// built-in FileStreamSource class, a Java-only connector and a Java transformation.
+fn with_java_plugins() -> PluginRegistry {
+    let java = |class: &str, kind: &str, version: &str, location: &str| JavaPluginDesc {
+        class: class.to_owned(),
+        kind: JavaPluginKind::from_type_name(kind).unwrap(),
+        version: version.to_owned(),
+        location: location.to_owned(),
+    };
+    PluginRegistry::builtin().with_java_plugins([
+        java(FILE_SOURCE, "source", "99.0", "/plugins/file-new"),
+        java(FILE_SOURCE, "source", "3.9.0", "/plugins/file-old"),
+        java(
+            "io.debezium.connector.postgresql.PostgresConnector",
+            "source",
+            "3.6.1.Final",
+            "/plugins/debezium",
+        ),
+        java(
+            "io.debezium.transforms.ExtractNewRecordState",
+            "transformation",
+            "3.6.1.Final",
+            "/plugins/debezium",
+        ),
+        java(
+            "com.example.Hidden",
+            "config_provider",
+            "1.0",
+            "/plugins/example",
+        ),
+    ])
+}
+
+const FILE_SOURCE: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+
+#[tokio::test]
+async fn connector_plugins_list_java_implementations_per_version_in_kafkas_order() {
+    let s = start_with(with_java_plugins()).await;
+    let v = env!("CARGO_PKG_VERSION");
+    let r = get(&s, "/connector-plugins").await;
+    assert_eq!(r.status, 200);
+    let sources: Vec<Value> = (r.json().as_array().unwrap().iter())
+        .filter(|p| p["type"] == "source")
+        .cloned()
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            json!({"class": "io.confluent.connect.jdbc.JdbcSourceConnector", "type": "source", "version": v}),
+            json!({"class": "io.debezium.connector.postgresql.PostgresConnector", "type": "source", "version": "3.6.1.Final"}),
+            json!({"class": FILE_SOURCE, "type": "source", "version": v}),
+            json!({"class": FILE_SOURCE, "type": "source", "version": "3.9.0"}),
+            json!({"class": FILE_SOURCE, "type": "source", "version": "99.0"}),
+        ]
+    );
+    let all = get(&s, "/connector-plugins?connectorsOnly=false")
+        .await
+        .json();
+    let classes: Vec<&str> = (all.as_array().unwrap().iter())
+        .map(|p| p["class"].as_str().unwrap())
+        .collect();
+    assert!(classes.contains(&"io.debezium.transforms.ExtractNewRecordState"));
+    // Kafka lists no config providers.
+    assert!(!classes.contains(&"com.example.Hidden"));
+}
+
+#[tokio::test]
+async fn plugin_config_picks_an_implementation_by_version() {
+    let s = start_with(with_java_plugins()).await;
+    let v = env!("CARGO_PKG_VERSION");
+    let builtin = get(&s, "/connector-plugins/FileStreamSource/config").await;
+    assert_eq!(builtin.status, 200, "{}", builtin.body);
+    for path in [
+        format!("/connector-plugins/FileStreamSource/config?version={v}"),
+        "/connector-plugins/FileStreamSource/config?version=%28%2C1.0%29".to_owned(),
+        "/connector-plugins/FileStreamSource/config?version=latest".to_owned(),
+    ] {
+        let r = get(&s, &path).await;
+        assert_eq!(
+            (r.status, r.body.as_str()),
+            (200, builtin.body.as_str()),
+            "{path}"
+        );
+    }
+    let r = get(
+        &s,
+        "/connector-plugins/FileStreamSource/config?version=%5B1.0%2C%29",
+    )
+    .await;
+    assert_eq!(r.status, 500, "{}", r.body);
+    assert_eq!(
+        r.json()["message"],
+        format!(
+            "source {FILE_SOURCE} (version 99.0) is a Java plugin from /plugins/file-new; \
+             running Java plugins is not wired yet"
+        )
+    );
+    let r = get(&s, "/connector-plugins/FileStreamSource/config?version=4.0").await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(
+        r.json()["message"],
+        format!(
+            "Plugin {FILE_SOURCE} not found that matches the version range [4.0,4.0], \
+             available versions: [{v}, 3.9.0, 99.0]"
+        )
+    );
+    let r = get(
+        &s,
+        "/connector-plugins/FileStreamSource/config?version=%5B4.0",
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["message"], "Invalid version specification: [4.0");
+    let r = get(&s, "/connector-plugins/ExtractNewRecordState/config").await;
+    assert_eq!(r.status, 500, "{}", r.body);
 }

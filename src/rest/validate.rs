@@ -8,7 +8,7 @@ use axum::routing::{get, put};
 use axum::{Json, Router};
 use serde_json::Value;
 
-use super::error::{JsonBody, PathParams, RestError};
+use super::error::{JsonBody, PathParams, QueryParams, RestError};
 use super::AppState;
 use crate::herder::validate::ValidateError;
 use crate::herder::validate::{plugin_config, validate_config, ConfigInfos, ConfigKeyInfo};
@@ -26,17 +26,20 @@ impl From<ValidateError> for RestError {
     fn from(e: ValidateError) -> Self {
         match e {
             ValidateError::UnknownPlugin(_) => Self::not_found(e.to_string()),
+            ValidateError::JavaPlugin(_) => Self::internal(e.to_string()),
             _ => Self::bad_request(e.to_string()),
         }
     }
 }
 
-/// `GET /connector-plugins/{plugin}/config`.
+/// `GET /connector-plugins/{plugin}/config[?version=<range>]` (KIP-891).
 async fn get_plugin_config(
     State(state): State<AppState>,
     PathParams(plugin): PathParams<String>,
+    query: QueryParams,
 ) -> Result<Json<Vec<ConfigKeyInfo>>, RestError> {
-    Ok(Json(plugin_config(&state.plugins, &plugin)?))
+    let version = query.first("version");
+    Ok(Json(plugin_config(&state.plugins, &plugin, version)?))
 }
 
 /// `PUT /connector-plugins/{plugin}/config/validate`.

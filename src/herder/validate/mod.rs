@@ -29,7 +29,9 @@ use crate::config::providers::{has_placeholder, ConfigProviders, Redactor};
 use crate::config::{
     connector_def, validate_connector, ConfigError, ConnectorKind, RawConfig, CONNECTOR_VERSION,
 };
-use crate::plugins::{ConnectorPlugin, PluginRegistry, RegistryError};
+use crate::plugins::{
+    ChoiceError, ConnectorPlugin, JavaPluginDesc, PluginChoice, PluginRegistry, RegistryError,
+};
 use crate::worker::transform_spec::TransformChainSpec;
 
 // The key that names the connector plugin in a connector configuration.
@@ -63,13 +65,25 @@ pub enum ValidateError {
     /// No connector, transform or predicate plugin of that name.
     #[error("Unknown plugin {0}.")]
     UnknownPlugin(String),
+    /// The `version` asked for is no Maven version or range.
+    #[error("Invalid version specification: {0}")]
+    InvalidVersion(String),
+    /// No implementation of the plugin has a version in the range asked for (Kafka's
+    /// `VersionedPluginLoadingException` message).
+    #[error("{0}")]
+    NoMatchingVersion(String),
+    /// The implementation chosen is a Java plugin, which the plugin host must answer for.
+    #[error("{} {} (version {}) is a Java plugin from {}; running Java plugins is not wired yet", .0.kind.type_name(), .0.class, .0.version, .0.location)]
+    JavaPlugin(Box<JavaPluginDesc>),
 }
 
 impl ValidateError {
-    /// The HTTP status REST answers with: 404 for an unknown plugin, else 400.
+    /// The HTTP status REST answers with: 404 for an unknown plugin, 500 for a Java plugin
+    /// (not answerable yet), else 400.
     pub fn status(&self) -> u16 {
         match self {
             Self::UnknownPlugin(_) => 404,
+            Self::JavaPlugin(_) => 500,
             _ => 400,
         }
     }
@@ -77,30 +91,59 @@ impl ValidateError {
 
 /// The configuration keys of the plugin called `plugin` (class name or alias): for a
 /// connector its own keys first, then the framework's source or sink connector keys it does not
-/// define itself; for a transform or predicate its own keys.
+/// define itself; for a transform or predicate its own keys. `version` is the `version` query
+/// parameter (Kafka's `GET /connector-plugins/{plugin}/config?version=`): a Maven version or
+/// range choosing among the plugin's implementations; `None` or `latest` is the worker's
+/// default choice.
 ///
 /// # Errors
-/// [`ValidateError::UnknownPlugin`] (404) when no plugin of those kinds has that name.
+/// [`ValidateError::UnknownPlugin`] (404) when no plugin of those kinds has that name;
+/// [`ValidateError::InvalidVersion`] and [`ValidateError::NoMatchingVersion`] (400) for a
+/// `version` that is no range or that no implementation matches;
+/// [`ValidateError::JavaPlugin`] (500) when the implementation chosen is a Java plugin, whose
+/// keys only the plugin host can tell.
 pub fn plugin_config(
     plugins: &PluginRegistry,
     plugin: &str,
+    version: Option<&str>,
 ) -> Result<Vec<ConfigKeyInfo>, ValidateError> {
+    if let Some(v) = version {
+        crate::plugins::version::version_requirement(Some(v))
+            .map_err(|_| ValidateError::InvalidVersion(v.to_owned()))?;
+    }
     let own_keys = |def: ConfigDef| def.keys().iter().map(ConfigKeyInfo::from_key).collect();
-    if let Ok(t) = plugins.transformation(plugin) {
+    if let Some(t) = found(plugins.choose_transformation(plugin, version))? {
         return Ok(own_keys((t.config_def)()));
     }
-    if let Ok(p) = plugins.predicate(plugin) {
+    if let Some(p) = found(plugins.choose_predicate(plugin, version))? {
         return Ok(own_keys((p.config_def)()));
     }
-    let connector = plugins
-        .connector(plugin)
-        .map_err(|_| ValidateError::UnknownPlugin(plugin.to_owned()))?;
+    let Some(connector) = found(plugins.choose_connector(plugin, version))? else {
+        return Err(ValidateError::UnknownPlugin(plugin.to_owned()));
+    };
     let framework = connector_def(kind_of(&connector), &ConfigDef::new());
     let def = with_connector_version(
         connector.config_def().merge(&framework),
         connector.desc().version,
     );
     Ok(def.keys().iter().map(ConfigKeyInfo::from_key).collect())
+}
+
+/// The built-in implementation chosen, `None` when there is no plugin of that kind and name.
+///
+/// # Errors
+/// A Java choice, or a version the plugin's implementations do not match.
+fn found<T>(choice: Result<PluginChoice<T>, ChoiceError>) -> Result<Option<T>, ValidateError> {
+    match choice {
+        Ok(PluginChoice::Builtin(p)) => Ok(Some(p)),
+        // The seam for the plugin host: its CONFIG_KEYS answer replaces this error.
+        Ok(PluginChoice::Java(j)) => Err(ValidateError::JavaPlugin(Box::new(j))),
+        Err(ChoiceError::NotFound(_)) => Ok(None),
+        Err(ChoiceError::InvalidRange { value, .. }) => Err(ValidateError::InvalidVersion(value)),
+        Err(e @ ChoiceError::NoMatchingVersion { .. }) => {
+            Err(ValidateError::NoMatchingVersion(e.to_string()))
+        }
+    }
 }
 
 /// Validates the connector configuration `props` (in request order; `None` is a JSON null) as
@@ -142,16 +185,24 @@ pub fn validate_config(
             config: java_map_string(props),
         });
     };
-    let connector = plugins
-        .connector(class)
-        .map_err(ValidateError::UnknownConnector)?;
-    let kind = kind_of(&connector);
     let given_value = |key: &str| {
         props
             .iter()
             .find(|(k, _)| k == key)
             .and_then(|(_, v)| v.as_deref())
     };
+    let connector = match plugins.choose_connector(class, given_value(CONNECTOR_VERSION)) {
+        Ok(PluginChoice::Builtin(c)) => c,
+        // The seam for the plugin host: validating a Java connector is its VALIDATE request.
+        Ok(PluginChoice::Java(j)) => return Err(ValidateError::JavaPlugin(Box::new(j))),
+        Err(ChoiceError::NotFound(e)) => return Err(ValidateError::UnknownConnector(e)),
+        // A version no implementation matches is an error on `connector.plugin.version`
+        // ([`PluginVersions::errors`]); the rest is validated against the default choice.
+        Err(_) => plugins
+            .connector(class)
+            .map_err(ValidateError::UnknownConnector)?,
+    };
+    let kind = kind_of(&connector);
     let versions = PluginVersions::new(plugins, worker_converters, given_value);
     let def = versions.apply(with_connector_version(
         connector_def(kind, &connector.config_def()),
@@ -205,6 +256,11 @@ pub fn validate_config(
     for issue in connector.validate(&raw.to_map()) {
         if given.get(issue.key.as_str()) != Some(&None) {
             push(issue.key, &issue.message);
+        }
+    }
+    for (key, message) in versions.errors() {
+        if given.get(key.as_str()) != Some(&None) {
+            push(key.clone(), message);
         }
     }
     let (_, chain_problems, _) = TransformChainSpec::validate(&raw, plugins);
@@ -420,5 +476,107 @@ mod tests {
             ["Must configure one of topics or topics.regex"]
         );
         assert_eq!(errors("file"), [NULL_VALUE_ERROR]);
+    }
+
+    fn java_file_source() -> PluginRegistry {
+        PluginRegistry::builtin().with_java_plugins([JavaPluginDesc {
+            class: "org.apache.kafka.connect.file.FileStreamSourceConnector".to_owned(),
+            kind: crate::plugins::JavaPluginKind::from_type_name("source").unwrap(),
+            version: "3.9.0".to_owned(),
+            location: "/plugins/file".to_owned(),
+        }])
+    }
+
+    fn version_errors(
+        r: &PluginRegistry,
+        extra: &[(&str, Option<&str>)],
+    ) -> Vec<(String, Vec<String>)> {
+        let mut props = vec![
+            ("name", Some("s")),
+            ("connector.class", Some("FileStreamSource")),
+            ("topic", Some("t")),
+        ];
+        props.extend_from_slice(extra);
+        let infos = validate_config(
+            r,
+            &WORKER_CONVERTERS.map(str::to_owned),
+            &ConfigProviders::none(),
+            "FileStreamSource",
+            &pairs(&props),
+        )
+        .unwrap();
+        infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref())
+            .filter(|v| !v.errors.is_empty())
+            .map(|v| (v.name.clone(), v.errors.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_plugin_version_no_implementation_matches_is_kafkas_error_on_its_key() {
+        let r = java_file_source();
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(
+            version_errors(&r, &[("connector.plugin.version", Some(v))]),
+            []
+        );
+        let message = format!(
+            "Plugin org.apache.kafka.connect.file.FileStreamSourceConnector not found that \
+             matches the version range [4.0,4.0], available versions: [{v}, 3.9.0]"
+        );
+        assert_eq!(
+            version_errors(&r, &[("connector.plugin.version", Some("4.0"))]),
+            [("connector.plugin.version".to_owned(), vec![message])]
+        );
+        assert_eq!(
+            version_errors(&r, &[("connector.plugin.version", Some("[1.0"))]),
+            [(
+                "connector.plugin.version".to_owned(),
+                vec![
+                    "Invalid value [1.0 for configuration connector.plugin.version: \
+                      Unbounded range: [1.0"
+                        .to_owned()
+                ]
+            )]
+        );
+        // A converter version: on the class key and the version key, as Kafka.
+        let converter = format!(
+            "Plugin org.apache.kafka.connect.json.JsonConverter not found that matches the \
+             version range [9.9,9.9], available versions: [{v}]"
+        );
+        let errors = version_errors(&r, &[("key.converter.plugin.version", Some("9.9"))]);
+        assert!(
+            errors.contains(&("key.converter".to_owned(), vec![converter.clone()])),
+            "{errors:?}"
+        );
+        assert!(
+            errors.contains(&("key.converter.plugin.version".to_owned(), vec![converter])),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn validating_a_java_choice_says_it_is_not_wired_yet() {
+        let r = java_file_source();
+        let e = validate_config(
+            &r,
+            &WORKER_CONVERTERS.map(str::to_owned),
+            &ConfigProviders::none(),
+            "FileStreamSource",
+            &pairs(&[
+                ("name", Some("s")),
+                ("connector.class", Some("FileStreamSource")),
+                ("connector.plugin.version", Some("3.9.0")),
+            ]),
+        )
+        .unwrap_err();
+        assert_eq!(e.status(), 500);
+        assert!(
+            e.to_string()
+                .contains("is a Java plugin from /plugins/file"),
+            "{e}"
+        );
     }
 }

@@ -5,8 +5,8 @@
 use connect_api::config_def::Default as KeyDefault;
 use connect_api::{ConfigDef, PluginDesc};
 
-use crate::config::{plugin_version_key, CONNECTOR_VERSION};
-use crate::plugins::{plugin_infos, PluginRegistry};
+use crate::config::{plugin_version_key, CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION};
+use crate::plugins::{plugin_infos, ChoiceError, PluginRegistry};
 
 /// The converter class keys and whether each names a header converter.
 pub(super) const CONVERTER_KEYS: [(&str, bool); 3] = [
@@ -25,14 +25,69 @@ pub(super) struct PluginVersions {
     converter_classes: Vec<String>,
     /// Header converter classes, sorted.
     header_classes: Vec<String>,
+    /// Errors of `*.plugin.version` values (and of the class keys they choose for), by key.
+    errors: Vec<(String, String)>,
+}
+
+/// The errors of the version value `version` given for the plugin `name` of `key` (with
+/// `choose`): Kafka's `PluginVersionValidator` message on the version key for a value that is
+/// no range; Kafka's "not found that matches the version range" on the version key (and, for
+/// converters, on the class key too) when no implementation matches.
+fn version_errors<T>(
+    key: &str,
+    version: &str,
+    also_on_class: bool,
+    choose: Result<T, ChoiceError>,
+) -> Vec<(String, String)> {
+    let version_key = if key == CONNECTOR_CLASS_CONFIG {
+        CONNECTOR_VERSION.to_owned()
+    } else {
+        plugin_version_key(key)
+    };
+    match choose {
+        Err(ChoiceError::InvalidRange { source, .. }) => vec![(
+            version_key.clone(),
+            format!("Invalid value {version} for configuration {version_key}: {source}"),
+        )],
+        Err(e @ ChoiceError::NoMatchingVersion { .. }) => {
+            let mut out = vec![(version_key, e.to_string())];
+            if also_on_class {
+                out.push((key.to_owned(), e.to_string()));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
 }
 
 impl PluginVersions {
     pub(super) fn new<'a>(
-        plugins: &PluginRegistry,
-        worker_converters: &[String; 3],
+        plugins: &'a PluginRegistry,
+        worker_converters: &'a [String; 3],
         given: impl Fn(&str) -> Option<&'a str>,
     ) -> Self {
+        let mut errors = Vec::new();
+        if let (Some(class), Some(version)) =
+            (given(CONNECTOR_CLASS_CONFIG), given(CONNECTOR_VERSION))
+        {
+            errors.extend(version_errors(
+                CONNECTOR_CLASS_CONFIG,
+                version,
+                false,
+                plugins.choose_connector(class, Some(version)),
+            ));
+        }
+        for ((key, header), worker) in CONVERTER_KEYS.iter().zip(worker_converters) {
+            if let Some(version) = given(&plugin_version_key(key)) {
+                let class = given(key).unwrap_or(worker);
+                errors.extend(version_errors(
+                    key,
+                    version,
+                    true,
+                    plugins.choose_converter(class, Some(version), *header),
+                ));
+            }
+        }
         let converters = CONVERTER_KEYS
             .iter()
             .zip(worker_converters)
@@ -56,7 +111,14 @@ impl PluginVersions {
             converters,
             converter_classes: classes("converter"),
             header_classes: classes("header_converter"),
+            errors,
         }
+    }
+
+    /// The errors of the `*.plugin.version` values given for the connector and converters
+    /// (key, message), as Kafka Connect reports them.
+    pub(super) fn errors(&self) -> &[(String, String)] {
+        &self.errors
     }
 
     /// `def` with the converter keys defaulting to the worker's converters and their

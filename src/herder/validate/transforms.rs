@@ -110,12 +110,13 @@ pub(super) fn enriched_keys<'a>(
             let group = format!("{}: {alias}", family.group());
             let kind = family.kind();
             let classes: Vec<String> = plugins
-                .descriptors()
+                .implementations()
                 .filter(|d| d.kind.alias_suffix() == kind)
                 .map(|d| d.class_name.to_owned())
                 .collect();
             let mut classes = classes;
             classes.sort();
+            classes.dedup();
             let type_key = format!("{prefix}type");
             let class = given(&type_key).map(str::trim);
             let resolved = match (family, class) {
