@@ -30,6 +30,8 @@ const BUNDLED_JARS: &[&str] = &[
     "jackson-core",
     "jackson-databind",
     "jackson-datatype-jdk8",
+    // connect-json's JsonConverter registers it (Kafka Connect's libs/ has it).
+    "jackson-module-blackbird",
     "slf4j-api",
 ];
 

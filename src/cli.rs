@@ -73,6 +73,10 @@ pub struct ValidateArgs {
 /// Arguments of `plugins`.
 #[derive(Debug, clap::Args)]
 pub struct PluginsArgs {
+    /// Worker configuration whose `plugin.path` Java plugins are listed too (default: the
+    /// built-in plugins only).
+    #[arg(long, value_name = "WORKER_FILE")]
+    pub worker: Option<PathBuf>,
     /// Output format: `text`, or `json` (the REST body).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,

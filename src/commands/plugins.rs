@@ -19,9 +19,17 @@ use crate::plugins::PluginRegistry;
 /// Runs `plugins`.
 ///
 /// # Errors
-/// Exit 2 if the JSON body cannot be written (cannot happen with the built-in plugins).
+/// Exit 2 if the worker file cannot be loaded, its `plugin.path` cannot be scanned, or the
+/// JSON body cannot be written.
 pub fn run(args: &PluginsArgs) -> Result<(), CommandError> {
-    let plugins = PluginRegistry::builtin();
+    let plugins = match &args.worker {
+        Some(path) => {
+            super::standalone::load_worker_with_plugins(path, crate::config::WorkerMode::Standalone)
+                .map_err(|e| CommandError::new(EXIT_STARTUP, e))?
+                .1
+        }
+        None => PluginRegistry::builtin(),
+    };
     let infos = plugin_infos(&plugins, false);
     match args.format {
         OutputFormat::Json => {

@@ -381,9 +381,61 @@ pub(crate) fn load_worker_with_plugins(
 ) -> anyhow::Result<(WorkerConfig, PluginRegistry)> {
     let builtin = PluginRegistry::builtin();
     let worker = load_worker(path, mode, &builtin)?;
+    let java = java_plugins(&worker)?;
     let plugins = crate::plugins::limit::apply(builtin, &worker)?
+        .with_java_plugins(java)
         .with_version_default(worker.plugin_version_default());
     Ok((worker, plugins))
+}
+
+/// The Java plugins of the worker's `plugin.path`, discovered by the plugin host as Kafka
+/// Connect's `Plugins` does at start-up; none, and no JVM started, when `plugin.path` has no
+/// location. The scan runs on a thread of its own (callers may be inside or outside the async
+/// runtime) and the JVM is stopped after it: nothing runs Java plugins yet.
+///
+/// # Errors
+/// The host cannot start or scan (no Java, ...), or `plugin.discovery=hybrid_fail` finds
+/// plugins without ServiceLoader manifests.
+fn java_plugins(worker: &WorkerConfig) -> anyhow::Result<Vec<crate::plugins::JavaPluginDesc>> {
+    use crate::plugin_host::scan::DiscoveryMode;
+    use crate::plugin_host::{discover, HostSettings, PluginHost};
+    let plugin_path = worker.plugin_path().join(",");
+    if plugin_path.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mode = DiscoveryMode::parse(worker.plugin_discovery().name()).unwrap_or_default();
+    let settings = HostSettings::from_worker_config(worker);
+    let classpath = settings.classpath.clone();
+    let scan = std::thread::scope(|s| {
+        s.spawn(|| {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(async {
+                let host = PluginHost::new(settings);
+                let found = discover::discover(&host, Some(&plugin_path), mode, &classpath).await;
+                host.shutdown(std::time::Duration::from_secs(5)).await;
+                anyhow::Ok(found?)
+            })
+        })
+        .join()
+        .map_err(|_| anyhow!("the plugin.path scan panicked"))?
+    })?;
+    let Some(scan) = scan else {
+        return Ok(Vec::new());
+    };
+    scan.plugins
+        .into_iter()
+        .map(|p| {
+            Ok(crate::plugins::JavaPluginDesc {
+                kind: crate::plugins::JavaPluginKind::from_type_name(p.kind.name())
+                    .map_err(|e| anyhow!("plugin {} from {}: {e}", p.class, p.location))?,
+                class: p.class,
+                version: p.version,
+                location: p.location,
+            })
+        })
+        .collect()
 }
 
 pub(crate) fn load_worker(

@@ -61,12 +61,17 @@ pub async fn discover(
     let request = ScanRequest::new(mode, &found, classpath.to_vec());
     let payload = serde_json::to_vec(&request)?;
     let started = std::time::Instant::now();
-    let answer = async { host.control().await?.request(MessageType::SCAN, payload).await }
-        .await
-        .map_err(|source| DiscoverError::Host {
-            locations: names.clone(),
-            source,
-        })?;
+    let answer = async {
+        host.control()
+            .await?
+            .request(MessageType::SCAN, payload)
+            .await
+    }
+    .await
+    .map_err(|source| DiscoverError::Host {
+        locations: names.clone(),
+        source,
+    })?;
     let result: ScanResult = serde_json::from_slice(&answer)?;
     for e in &result.errors {
         match &e.trace {

@@ -33,7 +33,7 @@ const TYPES: [(&str, JavaPluginKind); 9] = [
         JavaPluginKind::Plugin(PluginKind::Transformation),
     ),
     ("predicate", JavaPluginKind::Plugin(PluginKind::Predicate)),
-    ("config_provider", JavaPluginKind::ConfigProvider),
+    ("configprovider", JavaPluginKind::ConfigProvider),
     ("rest_extension", JavaPluginKind::RestExtension),
     (
         "connector_client_config_override_policy",
@@ -43,11 +43,12 @@ const TYPES: [(&str, JavaPluginKind); 9] = [
 
 /// A plugin type name Kafka does not have.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown plugin type '{0}': expected one of source, sink, converter, header_converter, transformation, predicate, config_provider, rest_extension, connector_client_config_override_policy")]
+#[error("unknown plugin type '{0}': expected one of source, sink, converter, header_converter, transformation, predicate, configprovider, rest_extension, connector_client_config_override_policy")]
 pub struct UnknownPluginType(pub String);
 
 impl JavaPluginKind {
-    /// The kind of Kafka's lower-case `PluginType` name (`source`, `header_converter`, ...).
+    /// The kind of Kafka's lower-case `PluginType` name (`source`, `header_converter`,
+    /// `configprovider` — Kafka's enum constant has no underscore, ...).
     ///
     /// # Errors
     /// [`UnknownPluginType`] for another name.

@@ -1081,7 +1081,7 @@ mod tests {
     fn kinds_kafka_does_not_list_still_take_part_in_aliases() {
         let r = PluginRegistry::builtin().with_java_plugins([java(
             "com.example.StringConverter",
-            "config_provider",
+            "configprovider",
             "1.0",
             "/plugins/p",
         )]);

@@ -10,4 +10,5 @@ mod support;
 mod codec;
 mod debezium;
 mod host_process;
+mod plugin_path;
 mod scan;

@@ -1,0 +1,106 @@
+//! `plugin.path` on a worker: the Java plugins there (Kafka's Verifiable connectors, Debezium)
+//! join the built-in ones in `connect-rs plugins --worker` and in the worker's
+//! `GET /connector-plugins`, with the type and version the plugin itself reports; a connector
+//! naming one is refused with a clear error while running Java plugins is not wired.
+
+use crate::support;
+
+use serde_json::Value;
+use support::plugin_jars::plugin_jars;
+use support::*;
+
+/// A standalone worker file with `plugin.path` naming the fetched plugins.
+fn worker_file(w: &Workdir) -> std::path::PathBuf {
+    let jars = plugin_jars();
+    w.write(
+        "worker.properties",
+        format!(
+            "offset.storage.file.filename={}\nlisteners=http://127.0.0.1:0\n\
+             key.converter=org.apache.kafka.connect.json.JsonConverter\n\
+             value.converter=org.apache.kafka.connect.json.JsonConverter\n\
+             plugin.path={}\nplugin.host.classpath={}\n",
+            w.path("offsets").display(),
+            jars.plugin_path.display(),
+            jars.classpath_string(),
+        ),
+    )
+}
+
+/// The entry of `class` in a `/connector-plugins?connectorsOnly=false` body.
+fn entry<'a>(list: &'a [Value], class: &str) -> &'a Value {
+    list.iter()
+        .find(|p| p["class"] == class)
+        .unwrap_or_else(|| panic!("{class} is not listed: {list:#?}"))
+}
+
+#[test]
+fn java_plugins_of_plugin_path_are_listed_beside_the_builtins() {
+    let jars = plugin_jars();
+    let w = Workdir::new();
+    let worker = worker_file(&w);
+    let out = w
+        .command(&[
+            "plugins",
+            "--worker",
+            &worker.display().to_string(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run connect-rs plugins");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed: Vec<Value> = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("JSON ({e}): {}", stdout(&out)));
+    let verifiable = entry(
+        &listed,
+        "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+    );
+    assert_eq!(verifiable["type"], "source");
+    assert_eq!(verifiable["version"], jars.kafka_version.as_str());
+    let sink = entry(
+        &listed,
+        "org.apache.kafka.connect.tools.VerifiableSinkConnector",
+    );
+    assert_eq!(sink["type"], "sink");
+    let pg = entry(
+        &listed,
+        "io.debezium.connector.postgresql.PostgresConnector",
+    );
+    assert_eq!(pg["type"], "source");
+    assert_eq!(pg["version"], jars.debezium_version.as_str());
+    let unwrap = entry(&listed, "io.debezium.transforms.ExtractNewRecordState");
+    assert_eq!(unwrap["type"], "transformation");
+    // The built-ins are still there.
+    entry(
+        &listed,
+        "org.apache.kafka.connect.file.FileStreamSourceConnector",
+    );
+
+    // The worker lists the same, and a connector naming a Java plugin is refused by name.
+    let running = support::rest::start(&w, &[&worker]);
+    let served = running
+        .client
+        .get("/connector-plugins?connectorsOnly=false");
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert_eq!(served.json(), Value::Array(listed.clone()));
+    let created = running.client.post(
+        "/connectors",
+        &serde_json::json!({"name": "v", "config": {
+            "connector.class": "VerifiableSource", "tasks.max": "1", "topic": "t",
+            "throughput": "10", "id": "1"}}),
+    );
+    assert!(
+        created.status >= 400,
+        "{}: {}",
+        created.status,
+        created.body
+    );
+    assert!(
+        created
+            .body
+            .contains("org.apache.kafka.connect.tools.VerifiableSourceConnector")
+            && created.body.contains("Java plugin"),
+        "{}",
+        created.body
+    );
+}
