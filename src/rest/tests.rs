@@ -522,7 +522,7 @@ fn with_java_plugins() -> PluginRegistry {
         ),
         java(
             "com.example.Hidden",
-            "config_provider",
+            "configprovider",
             "1.0",
             "/plugins/example",
         ),
