@@ -158,18 +158,44 @@ pub async fn spawn(launch: &Launch<'_>) -> Result<Spawned, HostError> {
     })
 }
 
-/// Logs each line of `pipe`: stdout at INFO, stderr at WARN (kept in `tail`).
+/// Logs each line of `pipe`: stdout at INFO, stderr at WARN (kept in `tail`), except the
+/// plugins' SLF4J events on stderr ([`log_event`]), logged at their own level.
 async fn log_lines(pipe: impl AsyncRead + Unpin, tail: Option<StderrTail>) {
     let mut lines = BufReader::new(pipe).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         match &tail {
             None => tracing::info!(target: "connect_rs::plugin_host::stdout", "{line}"),
+            Some(_) if log_event(&line) => {}
             Some(tail) => {
                 tracing::warn!(target: "connect_rs::plugin_host::stderr", "{line}");
                 tail.push(line);
             }
         }
     }
+}
+
+/// Logs `line` when it is one SLF4J event of the host (`io.connectrs.host.log.LogLine`:
+/// U+001E, level, U+001F, logger, U+001F, message with U+001D for each line break) as Kafka
+/// Connect's log pattern shows one (`message (logger)`), under the target
+/// `connect_rs::plugin_host::java`; false for any other line.
+fn log_event(line: &str) -> bool {
+    let Some(event) = line.strip_prefix('\u{1e}') else {
+        return false;
+    };
+    let mut fields = event.splitn(3, '\u{1f}');
+    let (Some(level), Some(logger), Some(message)) = (fields.next(), fields.next(), fields.next())
+    else {
+        return false;
+    };
+    let message = message.replace('\u{1d}', "\n");
+    match level {
+        "ERROR" => tracing::error!(target: "connect_rs::plugin_host::java", "{message} ({logger})"),
+        "WARN" => tracing::warn!(target: "connect_rs::plugin_host::java", "{message} ({logger})"),
+        "INFO" => tracing::info!(target: "connect_rs::plugin_host::java", "{message} ({logger})"),
+        "DEBUG" => tracing::debug!(target: "connect_rs::plugin_host::java", "{message} ({logger})"),
+        _ => tracing::trace!(target: "connect_rs::plugin_host::java", "{message} ({logger})"),
+    }
+    true
 }
 
 /// A new private directory for the socket, under `$XDG_RUNTIME_DIR` or the temporary directory.

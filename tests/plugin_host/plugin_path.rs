@@ -49,6 +49,16 @@ fn java_plugins_of_plugin_path_are_listed_beside_the_builtins() {
         .output()
         .expect("run connect-rs plugins");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The host's SLF4J events reach connect-rs's log at their level, in Kafka's pattern.
+    let log = stderr(&out);
+    assert!(
+        log.lines().any(
+            |l| l.contains(" INFO connect-rs plugin host started: Java ")
+                && l.ends_with("(io.connectrs.host.Main)")
+        ),
+        "{log}"
+    );
+    assert!(!log.contains("SLF4J(W)"), "{log}");
     let listed: Vec<Value> = serde_json::from_str(&stdout(&out))
         .unwrap_or_else(|e| panic!("JSON ({e}): {}", stdout(&out)));
     let verifiable = entry(

@@ -40,6 +40,8 @@ public final class Main {
         // Plugins print with System.out/err: one line at a time to the pipes connect-rs logs.
         System.setOut(lineStream(FileDescriptor.out));
         System.setErr(lineStream(FileDescriptor.err));
+        // Plugins' SLF4J events go to connect-rs's log at their level (io.connectrs.host.log).
+        System.setProperty("slf4j.provider", "io.connectrs.host.log.HostSlf4jProvider");
         try {
             run();
         } catch (Throwable t) {
@@ -69,6 +71,8 @@ public final class Main {
         channel.connect(UnixDomainSocketAddress.of(socketPath));
         Connection conn = new Connection(channel);
         conn.hello(token);
+        org.slf4j.LoggerFactory.getLogger(Main.class).info("connect-rs plugin host started: Java {} ({}), pid {}",
+                System.getProperty("java.version"), System.getProperty("java.vendor"), ProcessHandle.current().pid());
         conn.serve();
         // The worker closed the control connection: it stopped or died.
         System.out.flush();
