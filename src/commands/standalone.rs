@@ -397,13 +397,12 @@ pub(crate) fn load_worker_with_plugins(
 /// The host cannot start or scan (no Java, ...), or `plugin.discovery=hybrid_fail` finds
 /// plugins without ServiceLoader manifests.
 fn java_plugins(worker: &WorkerConfig) -> anyhow::Result<Vec<crate::plugins::JavaPluginDesc>> {
-    use crate::plugin_host::scan::DiscoveryMode;
     use crate::plugin_host::{discover, HostSettings, PluginHost};
     let plugin_path = worker.plugin_path().join(",");
     if plugin_path.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let mode = DiscoveryMode::parse(worker.plugin_discovery().name()).unwrap_or_default();
+    let mode = worker.plugin_discovery();
     let settings = HostSettings::from_worker_config(worker);
     let classpath = settings.classpath.clone();
     let scan = std::thread::scope(|s| {

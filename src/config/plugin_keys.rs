@@ -58,6 +58,22 @@ impl PluginDiscovery {
     }
 }
 
+/// By its lower-case name, as the plugin host's `SCAN` request carries it.
+impl serde::Serialize for PluginDiscovery {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// From its name, case-insensitive.
+impl<'de> serde::Deserialize<'de> for PluginDiscovery {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::parse(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("{DISCOVERY_ERROR}, not {name}")))
+    }
+}
+
 /// Which implementation of a class runs when a connector configuration gives no
 /// `*.plugin.version`: the worker key `plugin.version.default`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

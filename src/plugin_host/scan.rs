@@ -14,34 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::locations::{PluginLocation, PluginLocations};
 
-/// Kafka's `plugin.discovery` modes (`PluginDiscoveryMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiscoveryMode {
-    /// Reflective scan only (config providers, REST extensions and override policies still
-    /// through their ServiceLoader manifests).
-    OnlyScan,
-    /// Both; plugins without manifests are reported at WARN (Kafka's default).
-    #[default]
-    HybridWarn,
-    /// Both; plugins without manifests fail the worker start.
-    HybridFail,
-    /// ServiceLoader manifests only.
-    ServiceLoad,
-}
-
-impl DiscoveryMode {
-    /// Parses a `plugin.discovery` value as Kafka does (`valueOf(value.toUpperCase())`).
-    pub fn parse(value: &str) -> Option<Self> {
-        match value.trim().to_ascii_uppercase().as_str() {
-            "ONLY_SCAN" => Some(Self::OnlyScan),
-            "HYBRID_WARN" => Some(Self::HybridWarn),
-            "HYBRID_FAIL" => Some(Self::HybridFail),
-            "SERVICE_LOAD" => Some(Self::ServiceLoad),
-            _ => None,
-        }
-    }
-}
+/// Kafka's `plugin.discovery` modes: the worker key's own type, sent by its lower-case name.
+pub use crate::config::PluginDiscovery as DiscoveryMode;
 
 /// One location to scan: its loader reads `urls`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -309,11 +283,6 @@ mod tests {
             serde_json::to_value(PluginType::ConfigProvider).unwrap(),
             "configprovider"
         );
-        assert_eq!(
-            DiscoveryMode::parse("Only_Scan"),
-            Some(DiscoveryMode::OnlyScan)
-        );
-        assert_eq!(DiscoveryMode::parse("scan"), None);
     }
 
     #[test]
