@@ -44,7 +44,12 @@ fn postgres_allows_logical_replication() {
         &name,
         &format!("SELECT 1 FROM pg_create_logical_replication_slot('{slot}', 'pgoutput')"),
     );
-    db.sql(&name, "INSERT INTO t VALUES (1)");
+    // The harness runs with synchronous_commit=off for speed, and a slot decodes only flushed
+    // WAL: this commit waits for its flush, so the change is there to decode.
+    db.sql(
+        &name,
+        "SET synchronous_commit = on; INSERT INTO t VALUES (1)",
+    );
     let changes = db.sql(
         &name,
         &format!(
