@@ -382,9 +382,17 @@ pub(crate) fn load_worker_with_plugins(
     let builtin = PluginRegistry::builtin();
     let worker = load_worker(path, mode, &builtin)?;
     let java = java_plugins(&worker)?;
-    let plugins = crate::plugins::limit::apply(builtin, &worker)?
+    let has_java = !java.is_empty();
+    let mut plugins = crate::plugins::limit::apply(builtin, &worker)?
         .with_java_plugins(java)
         .with_version_default(worker.plugin_version_default());
+    if has_java {
+        // A host of its own (the scan's ran on a runtime that is gone); its JVM starts when a
+        // Java plugin is first used.
+        plugins = plugins.with_plugin_host(crate::plugin_host::PluginHost::new(
+            crate::plugin_host::HostSettings::from_worker_config(&worker),
+        ));
+    }
     Ok((worker, plugins))
 }
 

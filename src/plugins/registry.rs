@@ -21,6 +21,7 @@ use super::java_desc::{JavaPluginDesc, JavaPluginKind};
 use super::version::{version_requirement, InvalidVersionSpec, Version, VersionRange};
 pub use crate::config::VersionDefault;
 use crate::converters::ConverterDesc;
+use crate::plugin_host::PluginHost;
 
 /// A connector plugin of either direction.
 #[derive(Clone)]
@@ -293,6 +294,9 @@ pub struct PluginRegistry {
     refused: HashMap<String, Refusal>,
     /// The choice when no `*.plugin.version` is given.
     version_default: VersionDefault,
+    /// The worker's plugin host, which runs the Java implementations; `None` when the worker
+    /// has no Java plugin (no JVM is ever started then).
+    host: Option<PluginHost>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -443,6 +447,7 @@ impl PluginRegistry {
             entries,
             refused: HashMap::new(),
             version_default: VersionDefault::default(),
+            host: None,
         }
     }
 
@@ -461,6 +466,18 @@ impl PluginRegistry {
         }
         self.aliases = compute_aliases(&self.entries);
         self
+    }
+
+    /// This registry with the worker's plugin host, which runs (and answers questions about)
+    /// its Java implementations; the JVM starts on the host's first use.
+    pub fn with_plugin_host(mut self, host: PluginHost) -> Self {
+        self.host = Some(host);
+        self
+    }
+
+    /// The worker's plugin host, when it has Java plugins.
+    pub fn plugin_host(&self) -> Option<&PluginHost> {
+        self.host.as_ref()
     }
 
     /// This registry choosing by `default` when no `*.plugin.version` is given.
