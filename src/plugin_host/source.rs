@@ -307,9 +307,17 @@ impl SourceConnector for JavaSourceConnector {
                 configs: self.configs.clone(),
             }),
         );
-        let configs = running.fetch_configs().await?;
-        *self.configs.lock().unwrap_or_else(|e| e.into_inner()) = configs;
-        Ok(())
+        match running.fetch_configs().await {
+            Ok(configs) => {
+                *self.configs.lock().unwrap_or_else(|e| e.into_inner()) = configs;
+                Ok(())
+            }
+            Err(e) => {
+                // A connector whose start failed is not stopped by the worker: stop it here.
+                let _ = self.stop().await;
+                Err(e)
+            }
+        }
     }
 
     fn task_configs(&self, max_tasks: usize) -> connect_api::Result<Vec<ConfigMap>> {
@@ -418,20 +426,24 @@ impl SourceTask for JavaSourceTask {
                 offsets: ctx.offsets.clone(),
             }),
         );
-        conn.request(
-            MessageType::TASK_START,
-            json_payload(&json!({
-                "task": id,
-                "conn": ctx.connector,
-                "class": self.java.class,
-                "version": self.java.version,
-                "location": self.java.location,
-                "urls": self.java.urls(),
-                "props": props,
-            })),
-        )
-        .await
-        .map_err(|e| connect_error("Java task start", e))?;
+        let started = conn
+            .request(
+                MessageType::TASK_START,
+                json_payload(&json!({
+                    "task": id,
+                    "conn": ctx.connector,
+                    "class": self.java.class,
+                    "version": self.java.version,
+                    "location": self.java.location,
+                    "urls": self.java.urls(),
+                    "props": props,
+                })),
+            )
+            .await;
+        if let Err(e) = started {
+            conn.unregister_target(&id);
+            return Err(connect_error("Java task start", e));
+        }
         self.running = Some((id, conn));
         Ok(())
     }
