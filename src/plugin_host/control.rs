@@ -412,7 +412,8 @@ fn route(conn: &ControlConn, frame: super::frame::Frame) {
             })
         };
         conn.answer(frame.corr_id, answer);
-    } else if kind != MessageType::OK && kind != MessageType::ERR && frame.corr_id % 2 == 0 {
+    } else if kind != MessageType::OK && kind != MessageType::ERR && frame.corr_id.is_multiple_of(2)
+    {
         inbound(conn, frame);
     } else {
         tracing::debug!(target: "connect_rs::plugin_host", "unhandled {} frame #{} from the plugin host", kind.name(), frame.corr_id);
