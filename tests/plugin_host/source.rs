@@ -166,8 +166,9 @@ fn verifiable_source_runs_on_the_embedded_log_and_resumes_after_a_sigkill() {
     drop(running);
 }
 
-/// A plugin directory with a source connector whose task throws from `poll()` after 3 polls.
-fn failing_plugin(w: &Workdir) -> PathBuf {
+/// A plugin directory with a source connector whose task throws from `poll()` after 3 polls,
+/// and one that asks for a task reconfiguration, then raises an error.
+fn fixture_plugins(w: &Workdir) -> PathBuf {
     let src = w.path("fixture-src/fixture");
     std::fs::create_dir_all(&src).expect("fixture sources");
     let connector = w.write(
@@ -220,9 +221,76 @@ public class FailingSourceTask extends SourceTask {
 }
 "#,
     );
+    let reconfiguring = w.write(
+        "fixture-src/fixture/ReconfiguringSourceConnector.java",
+        r#"package fixture;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.ConnectorContext;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceConnector;
+
+/** Plans tasks of generation 1; its first task's poll asks for generation 2, whose first poll
+ *  raises an error on the connector. */
+public class ReconfiguringSourceConnector extends SourceConnector {
+    static volatile ConnectorContext ctx;
+    static volatile int generation = 1;
+    private Map<String, String> props;
+    @Override public String version() { return "1.0"; }
+    @Override public void start(Map<String, String> props) { this.props = props; ctx = context(); }
+    @Override public Class<? extends Task> taskClass() { return ReconfiguringSourceTask.class; }
+    @Override public List<Map<String, String>> taskConfigs(int maxTasks) {
+        Map<String, String> c = new HashMap<>(props);
+        c.put("generation", Integer.toString(generation));
+        return List.of(c);
+    }
+    @Override public void stop() {}
+    @Override public ConfigDef config() { return new ConfigDef(); }
+
+    static void polled(String taskGeneration) {
+        if (taskGeneration.equals("1") && generation == 1) {
+            generation = 2;
+            ctx.requestTaskReconfiguration();
+        } else if (taskGeneration.equals("2")) {
+            ctx.raiseError(new ConnectException("fixture raised an error in generation 2"));
+        }
+    }
+}
+"#,
+    );
+    let reconfiguring_task = w.write(
+        "fixture-src/fixture/ReconfiguringSourceTask.java",
+        r#"package fixture;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+
+public class ReconfiguringSourceTask extends SourceTask {
+    private String generation;
+    private boolean polled;
+    @Override public String version() { return "1.0"; }
+    @Override public void start(Map<String, String> props) { generation = props.get("generation"); }
+    @Override public List<SourceRecord> poll() throws InterruptedException {
+        if (!polled) {
+            polled = true;
+            ReconfiguringSourceConnector.polled(generation);
+        }
+        Thread.sleep(20);
+        return null;
+    }
+    @Override public void stop() {}
+}
+"#,
+    );
     let classes = w.path("fixture-classes");
     support::java::javac(
-        &[connector, task],
+        &[connector, task, reconfiguring, reconfiguring_task],
         &support::java::host_api_classpath(),
         &classes,
     );
@@ -234,7 +302,7 @@ public class FailingSourceTask extends SourceTask {
 #[test]
 fn a_java_task_that_throws_is_failed_with_the_java_stack_trace() {
     let w = Workdir::new();
-    let plugins = failing_plugin(&w);
+    let plugins = fixture_plugins(&w);
     let worker = w.worker(&format!(
         "offset.storage.file.filename={}\nplugin.path={}\nplugin.discovery=only_scan",
         w.path("offsets").display(),
@@ -261,5 +329,45 @@ fn a_java_task_that_throws_is_failed_with_the_java_stack_trace() {
         trace.contains("\tat fixture.FailingSourceTask.explode(FailingSourceTask.java:")
             && trace.contains("\tat fixture.FailingSourceTask.poll(FailingSourceTask.java:"),
         "the Java stack trace: {trace}"
+    );
+}
+
+#[test]
+fn a_java_connector_reconfigures_its_tasks_and_raises_errors_through_its_context() {
+    let w = Workdir::new();
+    let plugins = fixture_plugins(&w);
+    let worker = w.worker(&format!(
+        "offset.storage.file.filename={}\nplugin.path={}\nplugin.discovery=only_scan",
+        w.path("offsets").display(),
+        plugins.display()
+    ));
+    let source = w.write(
+        "reconf.properties",
+        "name=reconf\nconnector.class=fixture.ReconfiguringSourceConnector\ntasks.max=1\n",
+    );
+    let running = start(&w, &[&worker, &source]);
+    // requestTaskReconfiguration(): the new task configurations are fetched from Java and
+    // replace the old ones.
+    wait_for("the tasks of generation 2", WAIT, || {
+        let r = running.client.get("/connectors/reconf/tasks");
+        r.status == 200 && r.json()[0]["config"]["generation"] == "2"
+    });
+    let tasks = running.client.get("/connectors/reconf/tasks").json();
+    assert_eq!(
+        tasks[0]["config"]["task.class"], "fixture.ReconfiguringSourceTask",
+        "{tasks:#}"
+    );
+    // raiseError(e): the connector fails with the Java trace.
+    let mut status = serde_json::Value::Null;
+    wait_for("the connector to fail", WAIT, || {
+        let r = running.client.get("/connectors/reconf/status");
+        status = r.json();
+        r.status == 200 && status["connector"]["state"] == "FAILED"
+    });
+    let trace = status["connector"]["trace"].as_str().unwrap_or_default();
+    assert!(
+        trace.contains("org.apache.kafka.connect.errors.ConnectException: fixture raised an error in generation 2")
+            && trace.contains("\tat fixture.ReconfiguringSourceConnector.polled("),
+        "{status:#}"
     );
 }
