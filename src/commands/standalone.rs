@@ -178,6 +178,7 @@ pub(crate) async fn serve_until_stopped(
         quiet,
     } = running;
     rest_server.log_addresses();
+    let plugin_host = plugins.plugin_host().cloned();
     let rest_stop = CancellationToken::new();
     let rest = tokio::spawn(rest_server.serve(
         AppState {
@@ -210,6 +211,10 @@ pub(crate) async fn serve_until_stopped(
     }
     let report = handle.shutdown().await;
     let _ = herder_task.await;
+    if let Some(host) = plugin_host {
+        // The Java tasks and connectors stopped with the herder: so does their JVM.
+        host.shutdown(std::time::Duration::from_secs(5)).await;
+    }
     topics.close().await;
     progress.finish(&summary_board).await;
     if stopped_by == "idle" && !report.failed.is_empty() {

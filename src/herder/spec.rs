@@ -112,8 +112,16 @@ pub fn connector_warnings(raw: &RawConfig, plugins: &PluginRegistry) -> Vec<conf
         Ok(config) => config.warnings().to_vec(),
         Err(e) => e.warnings().to_vec(),
     };
+    if plugins.runs_java_connector(class) {
+        warnings.retain(|w| !is_unknown_key_warning(w));
+    }
     warnings.extend(TransformChainSpec::validate(raw, plugins).2);
     warnings
+}
+
+/// Whether `w` is the "was supplied but isn't a known config" warning of an unknown key.
+fn is_unknown_key_warning(w: &config::ConfigWarning) -> bool {
+    w.message.starts_with("The configuration '") && w.message.contains("isn't a known config")
 }
 
 /// [`connector_spec`] of a configuration whose placeholders are resolved.
@@ -184,7 +192,16 @@ fn resolved_spec(
             return Err(invalid(problems, warnings));
         }
     }
-    config::log_warnings(config.warnings());
+    if plugins.runs_java_connector(&class) {
+        // A Java connector's own keys are defined by its Java ConfigDef, not known here.
+        let warnings: Vec<_> = (config.warnings().iter())
+            .filter(|w| !is_unknown_key_warning(w))
+            .cloned()
+            .collect();
+        config::log_warnings(&warnings);
+    } else {
+        config::log_warnings(config.warnings());
+    }
     config::log_warnings(&chain_warnings);
     let Some(plugin) = plugin else {
         // validate() reports the missing connector.class; this is unreachable in practice.

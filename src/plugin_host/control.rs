@@ -25,6 +25,17 @@ const LOG_DRAIN: Duration = Duration::from_secs(2);
 
 type Reply = oneshot::Sender<Result<Vec<u8>, HostError>>;
 
+/// Handles the messages the host sends of its own to one target (a connector or a task): its
+/// requests (a task's `OFFSETS_READ`) and notifies (a connector's `CONN_RECONFIGURE`). The
+/// payload of such a message starts with the target's name (a codec string); `body` is the
+/// rest.
+pub trait Inbound: Send + Sync {
+    /// Answers a request: `Ok` is the `OK` payload, `Err` the message of the `ERR` answer.
+    fn request(&self, kind: MessageType, body: &[u8]) -> Result<Vec<u8>, String>;
+    /// Takes a one-way message; must not block.
+    fn notify(&self, kind: MessageType, body: &[u8]);
+}
+
 /// The control connection of one JVM (one generation). Cheap to clone.
 #[derive(Clone)]
 pub struct ControlConn {
@@ -46,6 +57,8 @@ struct Inner {
     closing: std::sync::atomic::AtomicBool,
     /// Asks the supervisor to kill the JVM, with the reason.
     kill: mpsc::UnboundedSender<String>,
+    /// Who takes the host's own messages, by target name.
+    targets: Mutex<HashMap<String, Arc<dyn Inbound>>>,
 }
 
 impl std::fmt::Debug for ControlConn {
@@ -164,6 +177,21 @@ impl ControlConn {
                 Ok(())
             }
         }
+    }
+
+    /// Routes the host's own messages to `target` (a connector or task name) to `handler`,
+    /// replacing an earlier handler of that name.
+    pub fn register_target(&self, target: &str, handler: Arc<dyn Inbound>) {
+        lock(&self.inner.targets).insert(target.to_owned(), handler);
+    }
+
+    /// Stops routing messages to `target`.
+    pub fn unregister_target(&self, target: &str) {
+        lock(&self.inner.targets).remove(target);
+    }
+
+    fn target(&self, name: &str) -> Option<Arc<dyn Inbound>> {
+        lock(&self.inner.targets).get(name).cloned()
     }
 
     /// Closes the control connection: the JVM exits at its end of stream (the supervisor kills
@@ -304,6 +332,7 @@ pub async fn connect(
             died_at: OnceLock::new(),
             closing: std::sync::atomic::AtomicBool::new(false),
             kill: kill_tx,
+            targets: Mutex::new(HashMap::new()),
         }),
     };
 
@@ -366,8 +395,8 @@ async fn accept(
     }
 }
 
-/// One frame from Java: an answer to a request of ours; Java's own requests and notifies come
-/// in later rounds and are only logged.
+/// One frame from Java: an answer to a request of ours, or a request or notify of the host's
+/// own, routed to its target's [`Inbound`].
 fn route(conn: &ControlConn, frame: super::frame::Frame) {
     let kind = frame.kind;
     if frame.corr_id % 2 == 1 && (kind == MessageType::OK || kind == MessageType::ERR) {
@@ -383,9 +412,54 @@ fn route(conn: &ControlConn, frame: super::frame::Frame) {
             })
         };
         conn.answer(frame.corr_id, answer);
+    } else if kind != MessageType::OK && kind != MessageType::ERR && frame.corr_id.is_multiple_of(2)
+    {
+        inbound(conn, frame);
     } else {
         tracing::debug!(target: "connect_rs::plugin_host", "unhandled {} frame #{} from the plugin host", kind.name(), frame.corr_id);
     }
+}
+
+/// A request (even correlation id) or notify (id 0) of the host, to the target its payload
+/// names.
+fn inbound(conn: &ControlConn, frame: super::frame::Frame) {
+    let kind = frame.kind;
+    let mut r = super::codec::Reader::new(&frame.payload);
+    let target = r
+        .str("the target of a message of the plugin host")
+        .map(str::to_owned);
+    let body = frame.payload[r.position()..].to_vec();
+    let handler = match &target {
+        Ok(t) => conn.target(t),
+        Err(_) => None,
+    };
+    if frame.corr_id == 0 {
+        match handler {
+            Some(h) => h.notify(kind, &body),
+            None => {
+                tracing::debug!(target: "connect_rs::plugin_host", "{} from the plugin host for {target:?}, which is gone", kind.name())
+            }
+        }
+        return;
+    }
+    let conn = conn.clone();
+    tokio::spawn(async move {
+        let answer = match (handler, target) {
+            (Some(h), _) => h.request(kind, &body),
+            (None, Ok(t)) => Err(format!("{} is not running in connect-rs", t)),
+            (None, Err(e)) => Err(e.to_string()),
+        };
+        let sent = match answer {
+            Ok(payload) => conn.send(MessageType::OK, frame.corr_id, &payload).await,
+            Err(message) => {
+                conn.send(MessageType::ERR, frame.corr_id, message.as_bytes())
+                    .await
+            }
+        };
+        if let Err(e) = sent {
+            tracing::debug!(target: "connect_rs::plugin_host", "answering the plugin host's {}: {e}", kind.name());
+        }
+    });
 }
 
 /// Owns the JVM: waits for it to exit, its socket to end, or a kill request; then fails every

@@ -33,6 +33,30 @@ impl MessageType {
     /// A plugin's config validation (ph-scan).
     pub const VALIDATE: Self = Self(12);
 
+    /// Start a connector: `{"conn","class","version","location","urls","props"}` →
+    /// `{"task_class"}`.
+    pub const CONN_START: Self = Self(20);
+    /// A started connector's task configurations: `{"conn","max_tasks"}` → `{"configs":[..]}`.
+    pub const CONN_TASK_CONFIGS: Self = Self(21);
+    /// Stop a connector: `{"conn"}`.
+    pub const CONN_STOP: Self = Self(22);
+    /// Notify (Java to Rust), target the connector: `requestTaskReconfiguration()`.
+    pub const CONN_RECONFIGURE: Self = Self(23);
+    /// Notify (Java to Rust), target the connector: `raiseError(e)`, body the `ERR` JSON.
+    pub const CONN_RAISE_ERROR: Self = Self(24);
+    /// Start a source task: `{"task","conn","class","version","location","urls","props"}`.
+    pub const TASK_START: Self = Self(30);
+    /// A source task's `poll()`: `{"task"}` → varint count, then that many `SOURCE_RECORD`
+    /// items (one codec stream per task).
+    pub const TASK_POLL: Self = Self(31);
+    /// A source task's `commit()`: `{"task"}`.
+    pub const TASK_COMMIT: Self = Self(32);
+    /// Stop a source task: `{"task"}`.
+    pub const TASK_STOP: Self = Self(33);
+    /// Request (Java to Rust), target the task: its `OffsetStorageReader`; body varint count +
+    /// `OFFSET_MAP` items (partitions), answered by varint count + `OFFSET_MAP` items (offsets).
+    pub const OFFSETS_READ: Self = Self(34);
+
     /// The protocol version both sides speak (in `HELLO`).
     pub const PROTOCOL_VERSION: u32 = 1;
 
@@ -47,6 +71,16 @@ impl MessageType {
             Self::SCAN => "SCAN".into(),
             Self::CONFIG_KEYS => "CONFIG_KEYS".into(),
             Self::VALIDATE => "VALIDATE".into(),
+            Self::CONN_START => "CONN_START".into(),
+            Self::CONN_TASK_CONFIGS => "CONN_TASK_CONFIGS".into(),
+            Self::CONN_STOP => "CONN_STOP".into(),
+            Self::CONN_RECONFIGURE => "CONN_RECONFIGURE".into(),
+            Self::CONN_RAISE_ERROR => "CONN_RAISE_ERROR".into(),
+            Self::TASK_START => "TASK_START".into(),
+            Self::TASK_POLL => "TASK_POLL".into(),
+            Self::TASK_COMMIT => "TASK_COMMIT".into(),
+            Self::TASK_STOP => "TASK_STOP".into(),
+            Self::OFFSETS_READ => "OFFSETS_READ".into(),
             Self(n) => format!("type {n}"),
         }
     }

@@ -12,6 +12,8 @@
 //! - [`locations`]: `plugin.path` as Kafka reads it; [`scan`]: the discovery and
 //!   configuration messages' shapes.
 //! - [`codec`]: the binary encoding of schemas, values and records between the two sides.
+//! - [`source`]: Java source connectors and tasks as connect-rs's own (`JavaSourcePlugin`);
+//!   [`intern`]: the `&'static str`s of their descriptors.
 
 pub mod bundle;
 pub mod codec;
@@ -19,10 +21,12 @@ pub mod control;
 pub mod discover;
 pub mod error;
 pub mod frame;
+pub mod intern;
 pub mod java;
 pub mod locations;
 pub mod process;
 pub mod scan;
+pub mod source;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,6 +35,7 @@ pub use control::ControlConn;
 pub use error::{Death, HostError, JavaError};
 pub use frame::MessageType;
 pub use java::JavaInfo;
+pub use source::JavaSourcePlugin;
 
 use crate::config::WorkerConfig;
 

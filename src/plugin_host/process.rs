@@ -8,8 +8,9 @@
 //! process exits (a watcher thread), and on Linux it also gets `PR_SET_PDEATHSIG=SIGKILL`
 //! through util-linux's `setpriv --pdeathsig KILL` when that is installed: connect-rs forbids
 //! `unsafe` code, and `pre_exec` with `prctl` would need it. The death signal follows the
-//! thread that spawned the JVM: spawn from a runtime worker thread (any async task), never from
-//! `spawn_blocking`, whose threads end when idle.
+//! thread that spawned the JVM (it fires when that thread ends), so every JVM is spawned by one
+//! thread that lives as long as the process ([`spawn_from_long_lived_thread`]), whichever
+//! thread asks (a runtime worker, a `spawn_blocking` thread, a short-lived runtime).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -120,10 +121,12 @@ pub async fn spawn(launch: &Launch<'_>) -> Result<Spawned, HostError> {
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .process_group(0);
-    let mut child = cmd.spawn().map_err(HostError::io(format!(
-        "starting the plugin host JVM {}",
-        launch.java.path.display()
-    )))?;
+    let mut child = spawn_from_long_lived_thread(cmd)
+        .await
+        .map_err(HostError::io(format!(
+            "starting the plugin host JVM {}",
+            launch.java.path.display()
+        )))?;
     let pid = child.id().unwrap_or_default();
     tracing::info!(
         target: "connect_rs::plugin_host",
@@ -155,6 +158,52 @@ pub async fn spawn(launch: &Launch<'_>) -> Result<Spawned, HostError> {
         stderr,
         log_tasks,
         socket_dir,
+    })
+}
+
+/// A spawn request for the spawner thread.
+type SpawnJob = Box<dyn FnOnce() + Send>;
+
+/// Spawns `cmd` from the process's JVM spawner thread, which never ends, so that the death
+/// signal `setpriv --pdeathsig` gives the JVM fires only when the worker process dies, never
+/// when the thread that asked ends. The child is registered with the caller's runtime.
+///
+/// # Errors
+/// The spawn failed, or the spawner thread could not be started.
+async fn spawn_from_long_lived_thread(mut cmd: Command) -> std::io::Result<Child> {
+    static SPAWNER: OnceLock<Mutex<std::sync::mpsc::Sender<SpawnJob>>> = OnceLock::new();
+    let runtime = tokio::runtime::Handle::current();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: SpawnJob = Box::new(move || {
+        let _entered = runtime.enter();
+        let _ = tx.send(cmd.spawn());
+    });
+    let spawner = SPAWNER.get_or_init(|| {
+        let (jobs, queue) = std::sync::mpsc::channel::<SpawnJob>();
+        let started = std::thread::Builder::new()
+            .name("connect-rs-jvm-spawner".into())
+            .spawn(move || {
+                while let Ok(job) = queue.recv() {
+                    job();
+                }
+            });
+        if let Err(e) = started {
+            tracing::warn!(target: "connect_rs::plugin_host", "no JVM spawner thread ({e}): JVMs are spawned from the asking thread");
+        }
+        Mutex::new(jobs)
+    });
+    let sent = spawner
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .send(job);
+    if let Err(std::sync::mpsc::SendError(job)) = sent {
+        // No spawner thread: spawn here (the death signal then follows this thread).
+        job();
+    }
+    rx.await.unwrap_or_else(|_| {
+        Err(std::io::Error::other(
+            "the JVM spawner thread dropped the request",
+        ))
     })
 }
 

@@ -21,7 +21,7 @@ use super::java_desc::{JavaPluginDesc, JavaPluginKind};
 use super::version::{version_requirement, InvalidVersionSpec, Version, VersionRange};
 pub use crate::config::VersionDefault;
 use crate::converters::ConverterDesc;
-use crate::plugin_host::PluginHost;
+use crate::plugin_host::{JavaSourcePlugin, PluginHost};
 
 /// A connector plugin of either direction.
 #[derive(Clone)]
@@ -141,8 +141,15 @@ impl RegistryError {
 }
 
 fn java_not_wired(kind: &str, j: &JavaPluginDesc) -> String {
+    let why = match j.kind {
+        JavaPluginKind::Plugin(PluginKind::Sink) => {
+            "Java sink connectors are not supported yet (Java source connectors run)"
+        }
+        JavaPluginKind::Plugin(PluginKind::Source) => "no plugin host runs Java plugins here",
+        _ => "running Java converters, transformations and predicates is not supported yet",
+    };
     format!(
-        "{kind} {} (version {}) is a Java plugin from {}; running Java plugins is not wired yet",
+        "{kind} {} (version {}) is a Java plugin from {}; {why}",
         j.class, j.version, j.location
     )
 }
@@ -691,17 +698,41 @@ impl PluginRegistry {
         names
     }
 
-    /// The connector plugin called `name` (class name or alias), when the implementation the
-    /// worker's default chooses is built in.
+    /// The connector plugin called `name` (class name or alias) that the worker's default
+    /// chooses: a built-in one, or a Java source connector run by the worker's plugin host
+    /// ([`crate::plugin_host::JavaSourcePlugin`]).
     ///
     /// # Errors
     /// [`RegistryError`] listing the available connectors, or saying that the choice is a
-    /// Java plugin.
+    /// Java plugin that cannot run (a sink connector, or no plugin host).
     pub fn connector(&self, name: &str) -> Result<ConnectorPlugin, RegistryError> {
-        match self.builtin_choice(Group::Connector, name)? {
-            Factory::Connector(p) => Ok(p.clone()),
-            _ => Err(self.not_found(Group::Connector, name)),
+        match self.builtin_choice(Group::Connector, name) {
+            Ok(Factory::Connector(p)) => Ok(p.clone()),
+            Ok(_) => Err(self.not_found(Group::Connector, name)),
+            Err(e) => match (e.java(), &self.host) {
+                (Some(j), Some(host)) if j.kind == JavaPluginKind::Plugin(PluginKind::Source) => {
+                    Ok(ConnectorPlugin::Source(Arc::new(JavaSourcePlugin::new(
+                        host.clone(),
+                        &j.class,
+                        &j.version,
+                        &j.location,
+                    ))))
+                }
+                _ => Err(e),
+            },
         }
+    }
+
+    /// Whether the connector called `name` runs as a Java plugin: its own configuration keys
+    /// are checked by Java, not by connect-rs's `ConfigDef`, so they are no unknown keys.
+    pub fn runs_java_connector(&self, name: &str) -> bool {
+        matches!(
+            self.choose(Group::Connector, name, None),
+            Ok(Entry {
+                origin: Origin::Java(_),
+                ..
+            })
+        )
     }
 
     /// A new, unconfigured converter called `name`.
@@ -1202,7 +1233,7 @@ mod tests {
             e,
             format!(
                 "Connector {FILE_SOURCE} (version 99.0) is a Java plugin from /plugins/file-new; \
-                 running Java plugins is not wired yet"
+                 no plugin host runs Java plugins here"
             )
         );
         let e = with_java().connector("PostgresConnector").err().unwrap();
@@ -1219,6 +1250,37 @@ mod tests {
         )]);
         let e = t.transformation("ExtractNewRecordState").err().unwrap();
         assert!(e.to_string().starts_with("Transformation io.debezium.transforms.ExtractNewRecordState (version 3.6.1.Final) is a Java plugin"), "{e}");
+    }
+
+    #[test]
+    fn a_java_source_choice_runs_in_the_plugin_host_and_a_java_sink_is_refused() {
+        let host = crate::plugin_host::PluginHost::new(crate::plugin_host::HostSettings::default());
+        let r = with_java()
+            .with_java_plugins([java(
+                "org.apache.kafka.connect.tools.VerifiableSinkConnector",
+                "sink",
+                "4.3.1",
+                "/plugins/verifiable",
+            )])
+            .with_plugin_host(host)
+            .with_version_default(VersionDefault::Latest);
+        let Ok(ConnectorPlugin::Source(p)) = r.connector("FileStreamSource") else {
+            panic!("a Java source connector is given out as a source plugin");
+        };
+        assert_eq!(
+            (p.desc().class_name, p.desc().version),
+            (FILE_SOURCE, "99.0")
+        );
+        assert!(p.config_def().keys().is_empty());
+        assert!(r.runs_java_connector("FileStreamSource"));
+        assert!(!r.runs_java_connector("FileStreamSink"));
+        let e = r.connector("VerifiableSink").err().unwrap().to_string();
+        assert_eq!(
+            e,
+            "Connector org.apache.kafka.connect.tools.VerifiableSinkConnector (version 4.3.1) is \
+             a Java plugin from /plugins/verifiable; Java sink connectors are not supported yet \
+             (Java source connectors run)"
+        );
     }
 
     #[test]

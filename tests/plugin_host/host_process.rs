@@ -284,6 +284,54 @@ async fn a_jvm_killed_with_sigkill_fails_its_requests_and_the_next_generation_an
     );
 }
 
+/// The JVM's death signal (`setpriv --pdeathsig`) follows the thread that spawned it: a JVM
+/// first needed on a short-lived thread (a `spawn_blocking` thread that ends when idle) must
+/// outlive that thread, as it lives as long as the worker.
+#[test]
+fn a_jvm_started_from_a_short_lived_thread_outlives_it() {
+    use_built_bundle();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_keep_alive(Duration::from_millis(50))
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let host = PluginHost::new(fast_settings());
+        let handle = tokio::runtime::Handle::current();
+        let started = host.clone();
+        let (pid, thread) = tokio::task::spawn_blocking(move || {
+            let conn = handle.block_on(started.control()).expect("the host starts");
+            (conn.pid(), std::thread::current().id())
+        })
+        .await
+        .unwrap();
+        // Wait until the blocking thread that asked has ended (idle for its keep-alive).
+        let mut other = thread;
+        for _ in 0..100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            other = tokio::task::spawn_blocking(|| std::thread::current().id())
+                .await
+                .unwrap();
+            if other != thread {
+                break;
+            }
+        }
+        assert_ne!(other, thread, "the blocking thread was reused throughout");
+        let conn = host.control().await.unwrap();
+        assert_eq!(conn.pid(), pid, "the same JVM");
+        let v = version(
+            &conn
+                .request(MessageType::VERSION, Vec::new())
+                .await
+                .expect("the JVM still answers after its asking thread ended"),
+        );
+        assert_eq!(v["pid"].as_u64(), Some(u64::from(pid)));
+        assert!(alive(u64::from(pid)));
+        host.shutdown(Duration::from_secs(10)).await;
+    });
+}
+
 /// Run by [`a_worker_killed_with_sigkill_leaves_no_jvm`] in a child process: starts the host,
 /// prints the JVM's pid, and waits to be killed.
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! `plugin.path` on a worker: the Java plugins there (Kafka's Verifiable connectors, Debezium)
 //! join the built-in ones in `connect-rs plugins --worker` and in the worker's
-//! `GET /connector-plugins`, with the type and version the plugin itself reports; a connector
-//! naming one is refused with a clear error while running Java plugins is not wired.
+//! `GET /connector-plugins`, with the type and version the plugin itself reports; a Java sink
+//! connector is refused with a clear error (only Java source connectors run so far).
 
 use crate::support;
 
@@ -86,7 +86,7 @@ fn java_plugins_of_plugin_path_are_listed_beside_the_builtins() {
         "org.apache.kafka.connect.file.FileStreamSourceConnector",
     );
 
-    // The worker lists the same, and a connector naming a Java plugin is refused by name.
+    // The worker lists the same, and a Java sink connector is refused by name.
     let running = support::rest::start(&w, &[&worker]);
     let served = running
         .client
@@ -96,8 +96,7 @@ fn java_plugins_of_plugin_path_are_listed_beside_the_builtins() {
     let created = running.client.post(
         "/connectors",
         &serde_json::json!({"name": "v", "config": {
-            "connector.class": "VerifiableSource", "tasks.max": "1", "topic": "t",
-            "throughput": "10", "id": "1"}}),
+            "connector.class": "VerifiableSink", "tasks.max": "1", "topics": "t"}}),
     );
     assert!(
         created.status >= 400,
@@ -108,8 +107,10 @@ fn java_plugins_of_plugin_path_are_listed_beside_the_builtins() {
     assert!(
         created
             .body
-            .contains("org.apache.kafka.connect.tools.VerifiableSourceConnector")
-            && created.body.contains("Java plugin"),
+            .contains("org.apache.kafka.connect.tools.VerifiableSinkConnector")
+            && created
+                .body
+                .contains("Java sink connectors are not supported yet"),
         "{}",
         created.body
     );

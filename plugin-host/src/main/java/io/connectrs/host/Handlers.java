@@ -40,6 +40,7 @@ public final class Handlers {
         register(MessageType.SCAN, jsonService(ScanService::scan));
         register(MessageType.CONFIG_KEYS, jsonService(ScanService::configKeys));
         register(MessageType.VALIDATE, jsonService(ScanService::validate));
+        io.connectrs.host.run.Runners.register();
     }
 
     /** A service taking and answering one JSON document. */

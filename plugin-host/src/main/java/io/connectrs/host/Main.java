@@ -16,8 +16,12 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,6 +75,7 @@ public final class Main {
         channel.connect(UnixDomainSocketAddress.of(socketPath));
         Connection conn = new Connection(channel);
         conn.hello(token);
+        current = conn;
         org.slf4j.LoggerFactory.getLogger(Main.class).info("connect-rs plugin host started: Java {} ({}), pid {}",
                 System.getProperty("java.version"), System.getProperty("java.vendor"), ProcessHandle.current().pid());
         conn.serve();
@@ -89,21 +94,82 @@ public final class Main {
                 parent.onExit().thenRun(() -> Runtime.getRuntime().halt(EXIT_WORKER_GONE)));
     }
 
-    /** The control connection: one reader thread, requests run on a small pool. */
+    private static volatile Connection current;
+
+    /**
+     * Sends a request to connect-rs and waits for its answer ({@code OK} payload). {@code payload} starts
+     * with the target (a connector or task name, as a codec string) so connect-rs can route it.
+     *
+     * @throws IOException the connection is gone
+     * @throws RemoteException connect-rs answered {@code ERR}
+     */
+    public static byte[] request(int type, byte[] payload) throws IOException, InterruptedException {
+        Connection c = current;
+        if (c == null) {
+            throw new IOException("the plugin host is not connected to connect-rs");
+        }
+        return c.request(type, payload);
+    }
+
+    /** Sends a one-way message to connect-rs (payload as for {@link #request}). */
+    public static void notifyRust(int type, byte[] payload) throws IOException {
+        Connection c = current;
+        if (c == null) {
+            throw new IOException("the plugin host is not connected to connect-rs");
+        }
+        c.send(type, 0, payload);
+    }
+
+    /** connect-rs answered a request of the host with {@code ERR}. */
+    public static final class RemoteException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        RemoteException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The control connection: one reader thread; requests run on a pool that grows as needed, so a
+     * request that blocks in a plugin (a source task's {@code poll()}) never holds up another.
+     */
     static final class Connection {
         private final SocketChannel channel;
         private final Object writeLock = new Object();
         private final ExecutorService pool;
+        /** The host's own requests waiting for their answer, by (even) correlation id. */
+        private final Map<Integer, CompletableFuture<Frame>> waiting = new ConcurrentHashMap<>();
+        private final AtomicInteger nextCorr = new AtomicInteger(4);
 
         Connection(SocketChannel channel) {
             this.channel = channel;
             AtomicInteger n = new AtomicInteger();
-            this.pool = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            this.pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
                 Thread t = new Thread(r, "connect-rs-host-request-" + n.incrementAndGet());
                 t.setDaemon(true);
                 return t;
             });
-            ((ThreadPoolExecutor) pool).allowCoreThreadTimeOut(true);
+        }
+
+        byte[] request(int type, byte[] payload) throws IOException, InterruptedException {
+            int corr = nextCorr.getAndAdd(2) & ~1;
+            if (corr == 0) {
+                corr = nextCorr.getAndAdd(2) & ~1;
+            }
+            CompletableFuture<Frame> answer = new CompletableFuture<>();
+            waiting.put(corr, answer);
+            try {
+                send(type, corr, payload);
+                Frame f = answer.get();
+                if (f.type == MessageType.ERR) {
+                    throw new RemoteException(new String(f.payload, StandardCharsets.UTF_8));
+                }
+                return f.payload;
+            } catch (ExecutionException e) {
+                throw new IOException("the connection to connect-rs ended", e.getCause());
+            } finally {
+                waiting.remove(corr);
+            }
         }
 
         void hello(String token) throws IOException {
@@ -129,9 +195,11 @@ public final class Main {
                     frame = FrameIO.read(channel);
                 } catch (IOException e) {
                     // A reset or a frame cut short: the worker is gone.
+                    failWaiting();
                     return;
                 }
                 if (frame == null) {
+                    failWaiting();
                     return;
                 }
                 dispatch(frame);
@@ -144,7 +212,10 @@ public final class Main {
                 return;
             }
             if (frame.type == MessageType.OK || frame.type == MessageType.ERR) {
-                // Answers to Java's own requests: none yet (later rounds).
+                CompletableFuture<Frame> w = waiting.get(frame.corrId);
+                if (w != null) {
+                    w.complete(frame);
+                }
                 return;
             }
             Handler handler = Handlers.get(frame.type);
@@ -178,6 +249,12 @@ public final class Main {
                     // The connection is gone; the reader sees it and exits.
                 }
             });
+        }
+
+        private void failWaiting() {
+            for (CompletableFuture<Frame> w : waiting.values()) {
+                w.completeExceptionally(new IOException("the connection to connect-rs ended"));
+            }
         }
 
         /** Sends one frame; writers are serialised. */

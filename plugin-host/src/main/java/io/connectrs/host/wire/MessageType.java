@@ -24,6 +24,30 @@ public final class MessageType {
     /** A plugin's config validation (ph-scan). */
     public static final int VALIDATE = 12;
 
+    /** Start a connector: {@code {"conn","class","version","location","urls","props"}} → {@code {"task_class"}}. */
+    public static final int CONN_START = 20;
+    /** A started connector's task configurations: {@code {"conn","max_tasks"}} → {@code {"configs":[{..}]}}. */
+    public static final int CONN_TASK_CONFIGS = 21;
+    /** Stop a connector: {@code {"conn"}}. */
+    public static final int CONN_STOP = 22;
+    /** Notify (Java to Rust), target the connector: {@code ConnectorContext.requestTaskReconfiguration()}. */
+    public static final int CONN_RECONFIGURE = 23;
+    /** Notify (Java to Rust), target the connector: {@code ConnectorContext.raiseError(e)}, body the ERR JSON. */
+    public static final int CONN_RAISE_ERROR = 24;
+    /** Start a source task: {@code {"task","conn","class","version","location","urls","props"}}. */
+    public static final int TASK_START = 30;
+    /** A source task's {@code poll()}: {@code {"task"}} → varint count, then that many SOURCE_RECORD items. */
+    public static final int TASK_POLL = 31;
+    /** A source task's {@code commit()}: {@code {"task"}}. */
+    public static final int TASK_COMMIT = 32;
+    /** Stop a source task: {@code {"task"}}. */
+    public static final int TASK_STOP = 33;
+    /**
+     * Request (Java to Rust), target the task: its {@code OffsetStorageReader}; body varint count + OFFSET_MAP
+     * items (the partitions), answered by varint count + OFFSET_MAP items (each offset or null).
+     */
+    public static final int OFFSETS_READ = 34;
+
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
 
@@ -38,6 +62,16 @@ public final class MessageType {
             case SCAN: return "SCAN";
             case CONFIG_KEYS: return "CONFIG_KEYS";
             case VALIDATE: return "VALIDATE";
+            case CONN_START: return "CONN_START";
+            case CONN_TASK_CONFIGS: return "CONN_TASK_CONFIGS";
+            case CONN_STOP: return "CONN_STOP";
+            case CONN_RECONFIGURE: return "CONN_RECONFIGURE";
+            case CONN_RAISE_ERROR: return "CONN_RAISE_ERROR";
+            case TASK_START: return "TASK_START";
+            case TASK_POLL: return "TASK_POLL";
+            case TASK_COMMIT: return "TASK_COMMIT";
+            case TASK_STOP: return "TASK_STOP";
+            case OFFSETS_READ: return "OFFSETS_READ";
             default: return "type " + type;
         }
     }

@@ -1,0 +1,415 @@
+package io.connectrs.host.run;
+
+import io.connectrs.host.Handlers;
+import io.connectrs.host.Main;
+import io.connectrs.host.json.Json;
+import io.connectrs.host.wire.JavaErrors;
+import io.connectrs.host.wire.MessageType;
+import io.connectrs.host.wire.codec.Buf;
+import io.connectrs.host.wire.codec.Decoder;
+import io.connectrs.host.wire.codec.Encoder;
+import io.connectrs.host.wire.codec.Reader;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.connector.Connector;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceConnector;
+import org.apache.kafka.connect.source.SourceConnectorContext;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Runs source connectors and source tasks for connect-rs (milestone M2): the connector lifecycle
+ * ({@code CONN_START}, {@code CONN_TASK_CONFIGS}, {@code CONN_STOP}) and the source task lifecycle
+ * ({@code TASK_START}, {@code TASK_POLL}, {@code TASK_COMMIT}, {@code TASK_STOP}), each instance on a
+ * {@link PluginThread} of its own. The contexts talk back to connect-rs: a reconfiguration request
+ * and a raised error are notifies, a task's {@code OffsetStorageReader} is an {@code OFFSETS_READ}
+ * request answered from the task's offsets in connect-rs.
+ */
+public final class Runners {
+    private Runners() {}
+
+    private static final Map<String, ConnectorRunner> CONNECTORS = new ConcurrentHashMap<>();
+    private static final Map<String, TaskRunner> TASKS = new ConcurrentHashMap<>();
+
+    /** Registers the handlers. */
+    public static void register() {
+        Handlers.register(MessageType.CONN_START, json(Runners::startConnector));
+        Handlers.register(MessageType.CONN_TASK_CONFIGS, json(Runners::taskConfigs));
+        Handlers.register(MessageType.CONN_STOP, json(Runners::stopConnector));
+        Handlers.register(MessageType.TASK_START, json(Runners::startTask));
+        Handlers.register(MessageType.TASK_POLL, payload -> task(payload).poll());
+        Handlers.register(MessageType.TASK_COMMIT, payload -> {
+            task(payload).commit();
+            return new byte[0];
+        });
+        Handlers.register(MessageType.TASK_STOP, payload -> {
+            String id = (String) Json.parseObject(utf8(payload)).get("task");
+            TaskRunner t = TASKS.remove(id);
+            if (t != null) {
+                t.stop();
+            }
+            return new byte[0];
+        });
+    }
+
+    interface JsonCall {
+        Object call(Map<String, Object> request) throws Exception;
+    }
+
+    private static io.connectrs.host.Handler json(JsonCall call) {
+        return payload -> Json.write(call.call(Json.parseObject(utf8(payload)))).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> props(Map<String, Object> req) {
+        Map<String, String> out = new HashMap<>();
+        Object p = req.get("props");
+        if (p instanceof Map) {
+            for (Map.Entry<String, Object> e : ((Map<String, Object>) p).entrySet()) {
+                out.put(e.getKey(), e.getValue() == null ? null : e.getValue().toString());
+            }
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ClassLoader loader(Map<String, Object> req, String className) throws Exception {
+        return Loaders.loaderFor(className, (String) req.get("version"), (String) req.get("location"),
+                (List<Object>) req.get("urls"));
+    }
+
+    private static Object newInstance(ClassLoader loader, String className) throws Exception {
+        Class<?> c = Class.forName(className, true, loader);
+        return c.getDeclaredConstructor().newInstance();
+    }
+
+    /** The frame payload of a message of the host to {@code target}: the target, then {@code body}. */
+    static byte[] targeted(String target, byte[] body) {
+        Buf out = new Buf(body.length + target.length() + 8);
+        out.putStr(target);
+        out.put(body, 0, body.length);
+        return out.toByteArray();
+    }
+
+    // ---------------------------------------------------------------- connectors
+
+    private static final class ConnectorRunner {
+        final String name;
+        final PluginThread thread;
+        volatile Connector connector;
+
+        ConnectorRunner(String name, PluginThread thread) {
+            this.name = name;
+            this.thread = thread;
+        }
+    }
+
+    private static Object startConnector(Map<String, Object> req) throws Exception {
+        String name = (String) req.get("conn");
+        String className = (String) req.get("class");
+        Map<String, String> props = props(req);
+        ClassLoader loader = loader(req, className);
+        ConnectorRunner old = CONNECTORS.remove(name);
+        if (old != null) {
+            stopQuietly(old);
+        }
+        ConnectorRunner r = new ConnectorRunner(name, new PluginThread("connector-" + name, loader));
+        try {
+            String taskClass = r.thread.call(() -> {
+                Object o = newInstance(loader, className);
+                if (!(o instanceof SourceConnector)) {
+                    throw new ConnectException(className + " is not a SourceConnector: the plugin host runs "
+                            + "only source connectors yet");
+                }
+                SourceConnector c = (SourceConnector) o;
+                c.initialize(new HostConnectorContext(name));
+                r.connector = c;
+                c.start(props);
+                Class<?> tc = c.taskClass();
+                return tc == null ? null : tc.getName();
+            });
+            CONNECTORS.put(name, r);
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("task_class", taskClass);
+            return out;
+        } catch (Exception e) {
+            r.thread.close();
+            throw e;
+        }
+    }
+
+    private static Object taskConfigs(Map<String, Object> req) throws Exception {
+        String name = (String) req.get("conn");
+        int maxTasks = ((Number) req.get("max_tasks")).intValue();
+        ConnectorRunner r = connector(name);
+        List<Map<String, String>> configs = r.thread.call(() -> r.connector.taskConfigs(maxTasks));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("configs", configs == null ? List.of() : configs);
+        return out;
+    }
+
+    private static Object stopConnector(Map<String, Object> req) throws Exception {
+        ConnectorRunner r = CONNECTORS.remove((String) req.get("conn"));
+        if (r != null) {
+            try {
+                r.thread.call(() -> {
+                    r.connector.stop();
+                    return null;
+                });
+            } finally {
+                r.thread.close();
+            }
+        }
+        return Map.of();
+    }
+
+    private static void stopQuietly(ConnectorRunner r) {
+        try {
+            r.thread.call(() -> {
+                r.connector.stop();
+                return null;
+            });
+        } catch (Exception e) {
+            // It was replaced: connect-rs lost track of it.
+        } finally {
+            r.thread.close();
+        }
+    }
+
+    private static ConnectorRunner connector(String name) {
+        ConnectorRunner r = CONNECTORS.get(name);
+        if (r == null) {
+            throw new IllegalStateException("connector " + name + " is not running in the plugin host");
+        }
+        return r;
+    }
+
+    /** {@code SourceConnectorContext}: reconfiguration requests and errors go to connect-rs. */
+    private static final class HostConnectorContext implements SourceConnectorContext {
+        private final String name;
+
+        HostConnectorContext(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void requestTaskReconfiguration() {
+            try {
+                Main.notifyRust(MessageType.CONN_RECONFIGURE, targeted(name, new byte[0]));
+            } catch (java.io.IOException e) {
+                throw new ConnectException("connect-rs is gone", e);
+            }
+        }
+
+        @Override
+        public void raiseError(Exception e) {
+            try {
+                Main.notifyRust(MessageType.CONN_RAISE_ERROR, targeted(name, JavaErrors.payload(e)));
+            } catch (java.io.IOException io) {
+                throw new ConnectException("connect-rs is gone", io);
+            }
+        }
+
+        @Override
+        public PluginMetrics pluginMetrics() {
+            return null;
+        }
+
+        @Override
+        public OffsetStorageReader offsetStorageReader() {
+            throw new UnsupportedOperationException(
+                    "connect-rs's plugin host does not give source connectors an OffsetStorageReader yet");
+        }
+    }
+
+    // ---------------------------------------------------------------- tasks
+
+    private static TaskRunner task(byte[] payload) {
+        String id = (String) Json.parseObject(utf8(payload)).get("task");
+        TaskRunner t = TASKS.get(id);
+        if (t == null) {
+            throw new IllegalStateException("task " + id + " is not running in the plugin host");
+        }
+        return t;
+    }
+
+    private static Object startTask(Map<String, Object> req) throws Exception {
+        String id = (String) req.get("task");
+        String connectorClass = (String) req.get("class");
+        Map<String, String> props = props(req);
+        ClassLoader loader = loader(req, connectorClass);
+        TaskRunner old = TASKS.remove(id);
+        if (old != null) {
+            try {
+                old.stop();
+            } catch (Exception e) {
+                // It was replaced: connect-rs lost track of it.
+            }
+        }
+        TaskRunner t = new TaskRunner(id, props, new PluginThread("task-" + id, loader));
+        try {
+            t.thread.call(() -> {
+                String taskClass = props.get("task.class");
+                if (taskClass == null) {
+                    Connector c = (Connector) newInstance(loader, connectorClass);
+                    taskClass = c.taskClass().getName();
+                }
+                Object o = newInstance(loader, taskClass);
+                if (!(o instanceof SourceTask)) {
+                    throw new ConnectException(taskClass + " is not a SourceTask");
+                }
+                t.task = (SourceTask) o;
+                t.task.initialize(t.context);
+                t.task.start(props);
+                return null;
+            });
+        } catch (Exception e) {
+            t.thread.close();
+            throw e;
+        }
+        TASKS.put(id, t);
+        return Map.of();
+    }
+
+    private static final class TaskRunner {
+        final String id;
+        final PluginThread thread;
+        final HostTaskContext context;
+        volatile SourceTask task;
+        /** Only used on the task's thread. */
+        Encoder encoder = new Encoder();
+
+        TaskRunner(String id, Map<String, String> props, PluginThread thread) {
+            this.id = id;
+            this.thread = thread;
+            this.context = new HostTaskContext(id, props);
+        }
+
+        byte[] poll() throws Exception {
+            return thread.call(() -> {
+                try {
+                    List<SourceRecord> records = task.poll();
+                    Buf out = new Buf(256);
+                    int n = records == null ? 0 : records.size();
+                    out.putUvarint(n);
+                    for (int i = 0; i < n; i++) {
+                        encoder.sourceRecord(records.get(i), out);
+                    }
+                    return out.toByteArray();
+                } catch (Throwable e) {
+                    // connect-rs starts a fresh decoder after a failed poll: so does the encoder.
+                    encoder = new Encoder();
+                    throw e;
+                }
+            });
+        }
+
+        void commit() throws Exception {
+            thread.call(() -> {
+                task.commit();
+                return null;
+            });
+        }
+
+        void stop() throws Exception {
+            try {
+                thread.call(() -> {
+                    task.stop();
+                    return null;
+                });
+            } finally {
+                thread.close();
+            }
+        }
+    }
+
+    /** {@code SourceTaskContext}: the task's configuration, and its offsets read from connect-rs. */
+    private static final class HostTaskContext implements SourceTaskContext {
+        private final Map<String, String> configs;
+        private final HostOffsetReader reader;
+
+        HostTaskContext(String id, Map<String, String> configs) {
+            this.configs = configs;
+            this.reader = new HostOffsetReader(id);
+        }
+
+        @Override
+        public Map<String, String> configs() {
+            return configs;
+        }
+
+        @Override
+        public OffsetStorageReader offsetStorageReader() {
+            return reader;
+        }
+
+        @Override
+        public PluginMetrics pluginMetrics() {
+            return null;
+        }
+    }
+
+    /**
+     * {@code OffsetStorageReader} of a task: one {@code OFFSETS_READ} request per call, answered from the
+     * offsets connect-rs stored; numbers come back as Kafka's JSON round trip gives them (integers as
+     * {@code Long}).
+     */
+    private static final class HostOffsetReader implements OffsetStorageReader {
+        private final String target;
+
+        HostOffsetReader(String target) {
+            this.target = target;
+        }
+
+        @Override
+        public <T> Map<String, Object> offset(Map<String, T> partition) {
+            return offsets(List.of(partition)).get(partition);
+        }
+
+        @Override
+        public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
+            List<Map<String, T>> list = new ArrayList<>(partitions);
+            Encoder enc = new Encoder();
+            Buf body = new Buf(64);
+            body.putUvarint(list.size());
+            for (Map<String, T> p : list) {
+                enc.offsetMap(p, body);
+            }
+            byte[] answer;
+            try {
+                answer = Main.request(MessageType.OFFSETS_READ, targeted(target, body.toByteArray()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ConnectException("interrupted while reading offsets", e);
+            } catch (java.io.IOException e) {
+                throw new ConnectException("Failed to fetch offsets: " + e.getMessage(), e);
+            }
+            Reader in = new Reader(answer);
+            Decoder dec = new Decoder();
+            int n = in.len("the number of offsets");
+            Map<Map<String, T>, Map<String, Object>> out = new HashMap<>();
+            for (int i = 0; i < n && i < list.size(); i++) {
+                Map<String, Object> offset = dec.offsetMap(in);
+                if (offset != null) {
+                    out.put(list.get(i), offset);
+                }
+            }
+            return out;
+        }
+    }
+}
