@@ -103,7 +103,8 @@ pub struct DistributedHerder {
     /// The status topic.
     pub(super) statuses: Box<dyn StatusStore>,
     pub(super) offsets: Arc<TopicOffsetStore>,
-    view: Arc<SharedView>,
+    /// What this worker tells the group: its config offset and, as leader, what to assign.
+    pub(super) view: Arc<SharedView>,
     /// `None`: a one-member cluster (the embedded log) that runs everything.
     pub(super) group: Option<Group>,
     member_config: Option<MemberConfig>,
@@ -246,6 +247,20 @@ impl DistributedHerder {
         }
     }
 
+    /// Acts on records the config topic's reader delivered: `first`, the one that woke the
+    /// actor, and those behind it, as one read. A lone record that changes nothing (a task
+    /// count record, a restart request) still moves the offset this worker tells the group:
+    /// a leader that did not publish it would wait for members that read it and answer
+    /// CONFIG_MISMATCH to every round.
+    pub(super) async fn on_records(&mut self, first: Applied) {
+        let rest = self.configs.apply_pending();
+        let mut applied = first;
+        applied.read |= rest.read;
+        applied.changes.extend(rest.changes);
+        self.on_applied(applied);
+        self.settle().await;
+    }
+
     /// Acts on changes read from the config store: a logger level is applied here, anything
     /// else is reconciled by the next `settle`.
     fn on_changes(&mut self, changes: Vec<ConfigChange>) {
@@ -321,7 +336,7 @@ impl DistributedHerder {
     }
 
     /// Acts on a group event.
-    async fn on_member_event(&mut self, event: MemberEvent) {
+    pub(super) async fn on_member_event(&mut self, event: MemberEvent) {
         match event {
             MemberEvent::Assigned(a) => {
                 if a.error != NO_ERROR {
@@ -332,6 +347,11 @@ impl DistributedHerder {
                     if let Err(e) = self.read_configs().await {
                         warn!(error = %e, "Could not read the config topic.");
                     }
+                    // As Kafka Connect's leader assigns from a fresh snapshot of its config
+                    // store, the next round sees all this worker read, also what an earlier
+                    // read left unpublished (or a leader behind its members would answer
+                    // CONFIG_MISMATCH to every round).
+                    self.view.publish(snapshot_of(self.configs.snapshot()));
                     if let Some(group) = &mut self.group {
                         group.rejoin();
                     }
@@ -521,11 +541,7 @@ impl DistributedHerder {
                 },
                 applied = self.configs.next_records() => {
                     let Some(first) = applied else { break };
-                    // The record that woke the actor, then those behind it.
-                    self.on_changes(first.changes);
-                    let rest = self.configs.apply_pending();
-                    self.on_applied(rest);
-                    self.settle().await;
+                    self.on_records(first).await;
                     continue;
                 }
                 event = Self::next_member_event(&mut self.group) => {

@@ -16,4 +16,6 @@ mod session_key;
 mod statuses;
 #[cfg(test)]
 mod task_config_retry_tests;
+#[cfg(test)]
+mod view_offset_tests;
 pub mod zombie_fencing;
