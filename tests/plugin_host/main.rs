@@ -12,3 +12,4 @@ mod debezium;
 mod host_process;
 mod plugin_path;
 mod scan;
+mod validate;
