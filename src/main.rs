@@ -75,7 +75,7 @@ fn main() -> ExitCode {
             }
             Command::Topics(args) => commands::topics::run(args).await,
             Command::Dlq(args) => commands::dlq::run(args).await,
-            Command::Validate(args) => commands::validate::run(&args),
+            Command::Validate(args) => commands::validate::run(&args).await,
             Command::Plugins(args) => commands::plugins::run(&args),
             Command::Doctor(args) => commands::doctor::run(&args).await,
             Command::Completions(args) => commands::completions::run(&args),

@@ -121,8 +121,13 @@ pub struct Checks {
     pub unreadable: Vec<String>,
 }
 
-/// Checks `files` against `worker` and `plugins`.
-pub fn check_files(files: &[PathBuf], worker: &WorkerConfig, plugins: &PluginRegistry) -> Checks {
+/// Checks `files` against `worker` and `plugins` (a Java connector's plugin part is asked of
+/// the plugin host, one file after the other).
+pub async fn check_files(
+    files: &[PathBuf],
+    worker: &WorkerConfig,
+    plugins: &PluginRegistry,
+) -> Checks {
     let mut checks = Checks {
         files: Vec::new(),
         duplicates: Vec::new(),
@@ -148,7 +153,7 @@ pub fn check_files(files: &[PathBuf], worker: &WorkerConfig, plugins: &PluginReg
                 warnings.extend(connector_warnings(&raw, plugins));
                 FileCheck {
                     file: file.clone(),
-                    outcome: check(&raw, worker, plugins),
+                    outcome: check(&raw, worker, plugins).await,
                     raw: Some(raw),
                     warnings: dedup(warnings),
                 }
@@ -171,12 +176,13 @@ fn dedup(warnings: Vec<ConfigWarning>) -> Vec<ConfigWarning> {
     out
 }
 
-/// Runs `validate`.
+/// Runs `validate`; the plugin host, when a Java connector needed it, is stopped before the
+/// answer.
 ///
 /// # Errors
 /// Exit 2 when the worker file is invalid or a connector file cannot be read; exit 3 when a
 /// connector file is invalid or two files name the same connector.
-pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
+pub async fn run(args: &ValidateArgs) -> Result<(), CommandError> {
     let startup = |e: anyhow::Error| CommandError::new(EXIT_STARTUP, e);
     let (worker, plugins) = match &args.worker {
         Some(path) => super::standalone::load_worker_with_plugins(path, WorkerMode::Standalone)
@@ -186,7 +192,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), CommandError> {
             PluginRegistry::builtin(),
         ),
     };
-    let checks = check_files(&args.connector_files, &worker, &plugins);
+    let checks = check_files(&args.connector_files, &worker, &plugins).await;
+    if let Some(host) = plugins.plugin_host() {
+        host.shutdown(std::time::Duration::from_secs(5)).await;
+    }
     // Output ends quietly when stdout is closed (e.g. piped into `head`), as `topics` does.
     let mut out = std::io::stdout().lock();
     let shown = match args.format {
@@ -228,7 +237,7 @@ pub fn default_worker() -> anyhow::Result<WorkerConfig> {
 }
 
 /// Validates one loaded connector file as the REST endpoint would its JSON body.
-fn check(raw: &RawConfig, worker: &WorkerConfig, plugins: &PluginRegistry) -> Outcome {
+async fn check(raw: &RawConfig, worker: &WorkerConfig, plugins: &PluginRegistry) -> Outcome {
     let props: Vec<(String, Option<String>)> = raw
         .iter()
         .map(|(k, e)| (k.to_owned(), Some(e.value.clone())))
@@ -239,7 +248,7 @@ fn check(raw: &RawConfig, worker: &WorkerConfig, plugins: &PluginRegistry) -> Ou
         worker.value_converter_class().to_owned(),
         worker.header_converter_class().to_owned(),
     ];
-    match validate_config(plugins, &converters, worker.providers(), plugin, &props) {
+    match validate_config(plugins, &converters, worker.providers(), plugin, &props).await {
         Ok(infos) => Outcome::Checked(infos),
         Err(e) => Outcome::Refused(e),
     }

@@ -589,8 +589,9 @@ async fn plugin_config_picks_an_implementation_by_version() {
     assert_eq!(
         r.json()["message"],
         format!(
-            "source {FILE_SOURCE} (version 99.0) is a Java plugin from /plugins/file-new; \
-             running Java plugins is not wired yet"
+            "source {FILE_SOURCE} (version 99.0) is a Java plugin from /plugins/file-new, and \
+             the plugin host could not answer for it: this worker has no plugin host (no \
+             plugin.path location with Java plugins)"
         )
     );
     let r = get(&s, "/connector-plugins/FileStreamSource/config?version=4.0").await;

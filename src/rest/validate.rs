@@ -1,7 +1,9 @@
 //! `GET /connector-plugins/{plugin}/config` and `PUT /connector-plugins/{plugin}/config/validate`,
 //! as Kafka Connect's `ConnectorPluginsResource`: thin handlers over the herder's validation
 //! ([`crate::herder::validate`]), which answers `ConfigKeyInfo`s and `ConfigInfos` (200 even
-//! when there are errors). See `reference/kafka-connect.md` §1.2–1.3.
+//! when there are errors). See `reference/kafka-connect.md` §1.2–1.3. For a Java plugin the
+//! handler awaits the plugin host (bounded by Kafka's 90 s REST timeout); the herder's actor is
+//! not involved.
 
 use axum::extract::State;
 use axum::routing::{get, put};
@@ -26,7 +28,7 @@ impl From<ValidateError> for RestError {
     fn from(e: ValidateError) -> Self {
         match e {
             ValidateError::UnknownPlugin(_) => Self::not_found(e.to_string()),
-            ValidateError::JavaPlugin(_) => Self::internal(e.to_string()),
+            ValidateError::Host { .. } => Self::internal(e.to_string()),
             _ => Self::bad_request(e.to_string()),
         }
     }
@@ -39,7 +41,7 @@ async fn get_plugin_config(
     query: QueryParams,
 ) -> Result<Json<Vec<ConfigKeyInfo>>, RestError> {
     let version = query.first("version");
-    Ok(Json(plugin_config(&state.plugins, &plugin, version)?))
+    Ok(Json(plugin_config(&state.plugins, &plugin, version).await?))
 }
 
 /// `PUT /connector-plugins/{plugin}/config/validate`.
@@ -49,13 +51,16 @@ async fn validate_configs(
     JsonBody(body): JsonBody<serde_json::Map<String, Value>>,
 ) -> Result<Json<ConfigInfos>, RestError> {
     let props = request_props(body)?;
-    Ok(Json(validate_config(
-        &state.plugins,
-        &state.worker.converters,
-        &state.worker.providers,
-        &plugin,
-        &props,
-    )?))
+    Ok(Json(
+        validate_config(
+            &state.plugins,
+            &state.worker.converters,
+            &state.worker.providers,
+            &plugin,
+            &props,
+        )
+        .await?,
+    ))
 }
 
 /// The request body as (key, value) pairs in request order: JSON strings as they are, numbers

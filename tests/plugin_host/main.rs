@@ -13,3 +13,4 @@ mod host_process;
 mod plugin_path;
 mod scan;
 mod source;
+mod validate;

@@ -89,13 +89,13 @@ pub fn limited_plugins(worker: Option<&WorkerFile>, findings: &mut Vec<Finding>)
 
 /// Validates the connector files; their problems and warnings become findings. Returns the
 /// valid files (for the other checks) and the messages of the files that cannot be read.
-pub fn connectors(
+pub async fn connectors(
     files: &[PathBuf],
     worker: &WorkerConfig,
     plugins: &PluginRegistry,
     findings: &mut Vec<Finding>,
 ) -> (Vec<ConnectorFile>, Vec<String>) {
-    let checks = check_files(files, worker, plugins);
+    let checks = check_files(files, worker, plugins).await;
     let mut valid = Vec::new();
     for check in &checks.files {
         findings.extend(file_findings(check));

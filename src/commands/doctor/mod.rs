@@ -81,7 +81,7 @@ pub async fn run(args: &DoctorArgs) -> Result<(), CommandError> {
         }
     };
     let (connectors, unreadable) =
-        config_files::connectors(&args.connector_files, effective, &plugins, &mut findings);
+        config_files::connectors(&args.connector_files, effective, &plugins, &mut findings).await;
     if let Some(worker) = &worker {
         if let Some(config) = &worker.config {
             findings.extend(temp_storage::check(worker, config));

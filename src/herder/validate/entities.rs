@@ -6,6 +6,8 @@ use connect_api::config_def::{parse_value, Default as KeyDefault};
 use connect_api::{ConfigKey, ConfigValue, Importance};
 use serde::Serialize;
 
+use crate::plugin_host::scan::{ConfigKeyInfo as ScanKeyInfo, ConfigValueInfo as ScanValueInfo};
+
 /// Kafka Connect's `ConfigKeyInfo`: the definition of one configuration key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConfigKeyInfo {
@@ -13,23 +15,23 @@ pub struct ConfigKeyInfo {
     pub name: String,
     /// `BOOLEAN`, `STRING`, `INT`, `SHORT`, `LONG`, `DOUBLE`, `LIST`, `CLASS` or `PASSWORD`.
     #[serde(rename = "type")]
-    pub config_type: &'static str,
+    pub config_type: String,
     /// True iff the key has no default.
     pub required: bool,
     /// The default as text (LIST joined with `,`); null when required or defaulting to null.
     pub default_value: Option<String>,
     /// `HIGH`, `MEDIUM` or `LOW`.
-    pub importance: &'static str,
-    /// Documentation.
-    pub documentation: String,
+    pub importance: String,
+    /// Documentation (null when a Java plugin's definition has none).
+    pub documentation: Option<String>,
     /// Group, if any.
     pub group: Option<String>,
     /// Order within the group; -1 when unordered.
     pub order_in_group: i32,
     /// Display width: `NONE`, `SHORT`, `MEDIUM` or `LONG`.
-    pub width: &'static str,
+    pub width: String,
     /// Display name (the key name unless the definition names one).
-    pub display_name: String,
+    pub display_name: Option<String>,
     /// Keys that depend on this one: always empty.
     pub dependents: Vec<String>,
 }
@@ -44,16 +46,35 @@ impl ConfigKeyInfo {
         };
         Self {
             name: key.name.to_owned(),
-            config_type: key.config_type.name(),
+            config_type: key.config_type.name().to_owned(),
             required,
             default_value,
-            importance: importance_name(key.importance),
-            documentation: key.doc.to_owned(),
+            importance: importance_name(key.importance).to_owned(),
+            documentation: Some(key.doc.to_owned()),
             group: key.group.map(str::to_owned),
             order_in_group: key.order_in_group,
-            width: key.width.name(),
-            display_name: key.display_name.unwrap_or(key.name).to_owned(),
+            width: key.width.name().to_owned(),
+            display_name: Some(key.display_name.unwrap_or(key.name).to_owned()),
             dependents: Vec::new(),
+        }
+    }
+}
+
+impl From<ScanKeyInfo> for ConfigKeyInfo {
+    /// A Java plugin's key as the plugin host rendered it (Kafka's own `convertConfigKey`).
+    fn from(k: ScanKeyInfo) -> Self {
+        Self {
+            name: k.name,
+            config_type: k.kind,
+            required: k.required,
+            default_value: k.default_value,
+            importance: k.importance,
+            documentation: k.documentation,
+            group: k.group,
+            order_in_group: k.order_in_group,
+            width: k.width,
+            display_name: k.display_name,
+            dependents: k.dependents,
         }
     }
 }
@@ -71,8 +92,21 @@ pub struct ConfigValueInfo {
     pub recommended_values: Vec<String>,
     /// Error messages, in Kafka's words.
     pub errors: Vec<String>,
-    /// Whether the key is relevant: always true.
+    /// Whether the key is relevant (always true for connect-rs's own keys).
     pub visible: bool,
+}
+
+impl From<ScanValueInfo> for ConfigValueInfo {
+    /// A Java plugin's value as the plugin host rendered it (Kafka's `convertConfigValue`).
+    fn from(v: ScanValueInfo) -> Self {
+        Self {
+            name: v.name,
+            value: v.value,
+            recommended_values: v.recommended_values,
+            errors: v.errors,
+            visible: v.visible,
+        }
+    }
 }
 
 /// Kafka Connect's `ConfigInfo`: a key's definition (null for a key no `ConfigDef` knows) and

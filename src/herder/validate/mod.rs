@@ -8,11 +8,15 @@
 //!
 //! [`entities`] holds the answer's shapes, `transforms` the keys that `transforms` and
 //! `predicates` add, `plugin_versions` the converter and `*.plugin.version` keys, `java_map`
-//! how Java prints a configuration map.
+//! how Java prints a configuration map, `remote` the plugin part of a Java plugin (asked of
+//! the plugin host, off the herder: callers await it) and `merge` how that part joins the
+//! framework's as Kafka's `validateConnectorPluginSpecifiedConfigs` joins them.
 
 pub mod entities;
 mod java_map;
+mod merge;
 mod plugin_versions;
+pub mod remote;
 mod transforms;
 
 use std::collections::HashMap;
@@ -72,18 +76,28 @@ pub enum ValidateError {
     /// `VersionedPluginLoadingException` message).
     #[error("{0}")]
     NoMatchingVersion(String),
-    /// The implementation chosen is a Java plugin, which the plugin host must answer for.
-    #[error("{} {} (version {}) is a Java plugin from {}; running Java plugins is not wired yet", .0.kind.type_name(), .0.class, .0.version, .0.location)]
-    JavaPlugin(Box<JavaPluginDesc>),
+    /// The implementation chosen is a Java plugin and the plugin host could not answer for it
+    /// (no Java, a JVM that did not start, died or did not answer in time).
+    #[error("{} {} (version {}) is a Java plugin from {}, and the plugin host could not answer for it: {reason}", .plugin.kind.type_name(), .plugin.class, .plugin.version, .plugin.location)]
+    Host {
+        /// The plugin asked about.
+        plugin: Box<JavaPluginDesc>,
+        /// Why the host could not answer.
+        reason: String,
+    },
+    /// The Java plugin's answer is one Kafka Connect refuses (`config()` or `validate()`
+    /// returned null, ...), with Kafka's message.
+    #[error("{0}")]
+    PluginRefused(String),
 }
 
 impl ValidateError {
-    /// The HTTP status REST answers with: 404 for an unknown plugin, 500 for a Java plugin
-    /// (not answerable yet), else 400.
+    /// The HTTP status REST answers with: 404 for an unknown plugin, 500 when the plugin host
+    /// could not answer for a Java plugin, else 400.
     pub fn status(&self) -> u16 {
         match self {
             Self::UnknownPlugin(_) => 404,
-            Self::JavaPlugin(_) => 500,
+            Self::Host { .. } => 500,
             _ => 400,
         }
     }
@@ -91,18 +105,18 @@ impl ValidateError {
 
 /// The configuration keys of the plugin called `plugin` (class name or alias): for a
 /// connector its own keys first, then the framework's source or sink connector keys it does not
-/// define itself; for a transform or predicate its own keys. `version` is the `version` query
-/// parameter (Kafka's `GET /connector-plugins/{plugin}/config?version=`): a Maven version or
-/// range choosing among the plugin's implementations; `None` or `latest` is the worker's
-/// default choice.
+/// define itself; for a transform, predicate or (Java) converter its own keys. `version` is the
+/// `version` query parameter (Kafka's `GET /connector-plugins/{plugin}/config?version=`): a
+/// Maven version or range choosing among the plugin's implementations; `None` or `latest` is
+/// the worker's default choice. A Java plugin's own keys are the plugin host's answer
+/// (Kafka's `convertConfigKey` of its `config()`), awaited here.
 ///
 /// # Errors
 /// [`ValidateError::UnknownPlugin`] (404) when no plugin of those kinds has that name;
 /// [`ValidateError::InvalidVersion`] and [`ValidateError::NoMatchingVersion`] (400) for a
 /// `version` that is no range or that no implementation matches;
-/// [`ValidateError::JavaPlugin`] (500) when the implementation chosen is a Java plugin, whose
-/// keys only the plugin host can tell.
-pub fn plugin_config(
+/// [`ValidateError::Host`] (500) when the plugin host cannot answer for a Java plugin.
+pub async fn plugin_config(
     plugins: &PluginRegistry,
     plugin: &str,
     version: Option<&str>,
@@ -112,32 +126,72 @@ pub fn plugin_config(
             .map_err(|_| ValidateError::InvalidVersion(v.to_owned()))?;
     }
     let own_keys = |def: ConfigDef| def.keys().iter().map(ConfigKeyInfo::from_key).collect();
-    if let Some(t) = found(plugins.choose_transformation(plugin, version))? {
-        return Ok(own_keys((t.config_def)()));
+    match found(plugins.choose_transformation(plugin, version))? {
+        Some(PluginChoice::Builtin(t)) => return Ok(own_keys((t.config_def)())),
+        Some(PluginChoice::Java(j)) => return java_keys(plugins, &j).await,
+        None => {}
     }
-    if let Some(p) = found(plugins.choose_predicate(plugin, version))? {
-        return Ok(own_keys((p.config_def)()));
+    match found(plugins.choose_predicate(plugin, version))? {
+        Some(PluginChoice::Builtin(p)) => return Ok(own_keys((p.config_def)())),
+        Some(PluginChoice::Java(j)) => return java_keys(plugins, &j).await,
+        None => {}
     }
-    let Some(connector) = found(plugins.choose_connector(plugin, version))? else {
-        return Err(ValidateError::UnknownPlugin(plugin.to_owned()));
-    };
-    let framework = connector_def(kind_of(&connector), &ConfigDef::new());
-    let def = with_connector_version(
-        connector.config_def().merge(&framework),
-        connector.desc().version,
-    );
-    Ok(def.keys().iter().map(ConfigKeyInfo::from_key).collect())
+    match found(plugins.choose_connector(plugin, version))? {
+        Some(PluginChoice::Builtin(connector)) => {
+            let framework = connector_def(kind_of(&connector), &ConfigDef::new());
+            let def = with_connector_version(
+                connector.config_def().merge(&framework),
+                connector.desc().version,
+            );
+            return Ok(def.keys().iter().map(ConfigKeyInfo::from_key).collect());
+        }
+        Some(PluginChoice::Java(j)) => {
+            // Kafka: the plugin's keys, then the framework's it does not define (`putIfAbsent`).
+            let mut keys = java_keys(plugins, &j).await?;
+            let framework = connector_def(java_kind(&j), &ConfigDef::new());
+            for key in framework.keys() {
+                if !keys.iter().any(|k| k.name == key.name) {
+                    let mut info = ConfigKeyInfo::from_key(key);
+                    if key.name == CONNECTOR_VERSION {
+                        info.default_value = Some(j.version.clone());
+                    }
+                    keys.push(info);
+                }
+            }
+            return Ok(keys);
+        }
+        None => {}
+    }
+    // Built-in converters have no REST key listing (yet); Java ones answer theirs.
+    for header in [false, true] {
+        if let Ok(PluginChoice::Java(j)) = plugins.choose_converter(plugin, version, header) {
+            return java_keys(plugins, &j).await;
+        }
+    }
+    Err(ValidateError::UnknownPlugin(plugin.to_owned()))
 }
 
-/// The built-in implementation chosen, `None` when there is no plugin of that kind and name.
+/// A Java plugin's own keys, from the plugin host.
+async fn java_keys(
+    plugins: &PluginRegistry,
+    j: &JavaPluginDesc,
+) -> Result<Vec<ConfigKeyInfo>, ValidateError> {
+    Ok(remote::config_keys(plugins, j)
+        .await?
+        .into_iter()
+        .map(ConfigKeyInfo::from)
+        .collect())
+}
+
+/// The implementation chosen, `None` when there is no plugin of that kind and name.
 ///
 /// # Errors
-/// A Java choice, or a version the plugin's implementations do not match.
-fn found<T>(choice: Result<PluginChoice<T>, ChoiceError>) -> Result<Option<T>, ValidateError> {
+/// A version the plugin's implementations do not match.
+fn found<T>(
+    choice: Result<PluginChoice<T>, ChoiceError>,
+) -> Result<Option<PluginChoice<T>>, ValidateError> {
     match choice {
-        Ok(PluginChoice::Builtin(p)) => Ok(Some(p)),
-        // The seam for the plugin host: its CONFIG_KEYS answer replaces this error.
-        Ok(PluginChoice::Java(j)) => Err(ValidateError::JavaPlugin(Box::new(j))),
+        Ok(c) => Ok(Some(c)),
         Err(ChoiceError::NotFound(_)) => Ok(None),
         Err(ChoiceError::InvalidRange { value, .. }) => Err(ValidateError::InvalidVersion(value)),
         Err(e @ ChoiceError::NoMatchingVersion { .. }) => {
@@ -158,10 +212,15 @@ fn found<T>(choice: Result<PluginChoice<T>, ChoiceError>) -> Result<Option<T>, V
 /// given, a placeholder that cannot be resolved is an error on its key, and no message shows
 /// a resolved value.
 ///
+/// For a Java connector the framework part is connect-rs's and the plugin part (its
+/// `config()` and `validate(props)`) the plugin host's, awaited here (the JVM may start, and
+/// the plugin may do I/O, as Debezium connects to its database), joined as Kafka Connect
+/// joins them ([`merge`]).
+///
 /// # Errors
 /// [`ValidateError`] (400) when `connector.class` is missing, does not match `plugin`, or names
-/// no connector plugin.
-pub fn validate_config(
+/// no connector plugin; 500 when the plugin host cannot answer for a Java connector.
+pub async fn validate_config(
     plugins: &PluginRegistry,
     worker_converters: &[String; 3],
     providers: &ConfigProviders,
@@ -191,23 +250,29 @@ pub fn validate_config(
             .find(|(k, _)| k == key)
             .and_then(|(_, v)| v.as_deref())
     };
-    let connector = match plugins.choose_connector(class, given_value(CONNECTOR_VERSION)) {
-        Ok(PluginChoice::Builtin(c)) => c,
-        // The seam for the plugin host: validating a Java connector is its VALIDATE request.
-        Ok(PluginChoice::Java(j)) => return Err(ValidateError::JavaPlugin(Box::new(j))),
+    let target = match plugins.choose_connector(class, given_value(CONNECTOR_VERSION)) {
+        Ok(PluginChoice::Builtin(c)) => Target::Builtin(c),
+        Ok(PluginChoice::Java(j)) => Target::Java { desc: j, ask: true },
         Err(ChoiceError::NotFound(e)) => return Err(ValidateError::UnknownConnector(e)),
         // A version no implementation matches is an error on `connector.plugin.version`
-        // ([`PluginVersions::errors`]); the rest is validated against the default choice.
-        Err(_) => plugins
-            .connector(class)
-            .map_err(ValidateError::UnknownConnector)?,
+        // ([`PluginVersions::errors`]); the rest is validated against the default choice
+        // (for a Java one, like Kafka, without asking the plugin).
+        Err(_) => match plugins.connector(class) {
+            Ok(c) => Target::Builtin(c),
+            Err(e) => match e.java() {
+                Some(j) => Target::Java {
+                    desc: j.clone(),
+                    ask: false,
+                },
+                None => return Err(ValidateError::UnknownConnector(e)),
+            },
+        },
     };
-    let kind = kind_of(&connector);
+    let kind = target.kind();
+    let own = target.own_def();
+    let connector_version = target.version().to_owned();
     let versions = PluginVersions::new(plugins, worker_converters, given_value);
-    let def = versions.apply(with_connector_version(
-        connector_def(kind, &connector.config_def()),
-        connector.desc().version,
-    ));
+    let def = versions.apply(connector_def(kind, &own));
 
     let raw = RawConfig::from_pairs(
         "<REST request>",
@@ -242,9 +307,7 @@ pub fn validate_config(
             errors.entry(key).or_default().push(message);
         }
     };
-    if let Err(ConfigError::Invalid { problems, .. }) =
-        validate_connector(&raw, kind, &connector.config_def())
-    {
+    if let Err(ConfigError::Invalid { problems, .. }) = validate_connector(&raw, kind, &own) {
         for problem in problems {
             match problem.key {
                 Some(key) if given.get(key.as_str()) == Some(&None) => {}
@@ -253,9 +316,11 @@ pub fn validate_config(
             }
         }
     }
-    for issue in connector.validate(&raw.to_map()) {
-        if given.get(issue.key.as_str()) != Some(&None) {
-            push(issue.key, &issue.message);
+    if let Target::Builtin(connector) = &target {
+        for issue in connector.validate(&raw.to_map()) {
+            if given.get(issue.key.as_str()) != Some(&None) {
+                push(issue.key, &issue.message);
+            }
         }
     }
     for (key, message) in versions.errors() {
@@ -319,7 +384,6 @@ pub fn validate_config(
     let mut groups: Vec<String> = Vec::new();
     // Framework keys, then the keys of the transforms and predicates, then the connector
     // plugin's own keys, as Kafka Connect lists them.
-    let own = connector.config_def();
     let mut enriched = Some(enriched);
     for key in def.keys() {
         if own.key(key.name).is_some() {
@@ -339,17 +403,27 @@ pub fn validate_config(
                 .ok()
                 .map(|v| value_text(&v)),
             Some(None) => None,
+            // `connector.plugin.version` defaults to the version of the connector in effect.
+            None if key.name == CONNECTOR_VERSION => Some(connector_version.clone()),
             None => match key.default {
                 KeyDefault::Value(d) => Some(default_text(key, d)),
                 KeyDefault::Required | KeyDefault::Null => None,
             },
         };
+        let mut info = ConfigKeyInfo::from_key(key);
+        let mut recommended = versions.recommended(key.name, &connector_version);
+        if key.name == CONNECTOR_VERSION {
+            info.default_value = Some(connector_version.clone());
+            if let Target::Java { .. } = &target {
+                recommended = plugins.connector_versions(class);
+            }
+        }
         configs.push(ConfigInfo {
-            definition: Some(ConfigKeyInfo::from_key(key)),
+            definition: Some(info),
             value: Some(ConfigValueInfo {
                 name: key.name.to_owned(),
                 value,
-                recommended_values: versions.recommended(key.name, connector.desc().version),
+                recommended_values: recommended,
                 errors: errors.remove(key.name).unwrap_or_default(),
                 visible: true,
             }),
@@ -358,17 +432,72 @@ pub fn validate_config(
     if let Some(keys) = enriched {
         push_enriched(keys, &given, &mut errors, &mut groups, &mut configs);
     }
-    let error_count = configs
-        .iter()
-        .filter_map(|c| c.value.as_ref())
-        .map(|v| v.errors.len())
-        .sum();
-    Ok(ConfigInfos {
+    let framework = ConfigInfos {
         name: class.to_owned(),
-        error_count,
+        error_count: merge::error_count(&configs),
         groups,
         configs,
-    })
+    };
+    let Target::Java { desc, ask: true } = &target else {
+        return Ok(framework);
+    };
+    // The plugin sees the configuration resolved, nulls as nulls (Kafka's transformed props).
+    let resolved: Vec<(String, Option<String>)> = props
+        .iter()
+        .map(|(k, v)| {
+            let value = v
+                .as_ref()
+                .map(|v| raw.get(k).map_or_else(|| v.clone(), str::to_owned));
+            (k.clone(), value)
+        })
+        .collect();
+    let part = remote::validate(plugins, desc, &resolved).await?;
+    let given_raw = |name: &str| given.get(name).copied().flatten();
+    Ok(merge::join(framework, part, given_raw, &redactor))
+}
+
+/// The connector implementation validated.
+enum Target {
+    /// A built-in connector: connect-rs validates it all.
+    Builtin(ConnectorPlugin),
+    /// A Java connector: connect-rs validates the framework part; the plugin host the plugin
+    /// part, unless `ask` is false (the version asked for matches no implementation: Kafka
+    /// then reports the framework part only).
+    Java { desc: JavaPluginDesc, ask: bool },
+}
+
+impl Target {
+    fn kind(&self) -> ConnectorKind {
+        match self {
+            Self::Builtin(c) => kind_of(c),
+            Self::Java { desc, .. } => java_kind(desc),
+        }
+    }
+
+    /// The plugin's own keys connect-rs knows (none of a Java plugin's: the host has them).
+    fn own_def(&self) -> ConfigDef {
+        match self {
+            Self::Builtin(c) => c.config_def(),
+            Self::Java { .. } => ConfigDef::new(),
+        }
+    }
+
+    fn version(&self) -> &str {
+        match self {
+            Self::Builtin(c) => c.desc().version,
+            Self::Java { desc, .. } => &desc.version,
+        }
+    }
+}
+
+/// Whether a Java connector is a sink (else a source).
+fn java_kind(j: &JavaPluginDesc) -> ConnectorKind {
+    match j.kind {
+        crate::plugins::JavaPluginKind::Plugin(connect_api::PluginKind::Sink) => {
+            ConnectorKind::Sink
+        }
+        _ => ConnectorKind::Source,
+    }
 }
 
 /// Appends the keys of the transforms and predicates with their values and errors.
@@ -446,8 +575,8 @@ mod tests {
         assert_eq!(normalized("FileStreamSource"), "FileStreamSource");
     }
 
-    #[test]
-    fn sink_validation_reports_cross_key_problems_on_their_key() {
+    #[tokio::test]
+    async fn sink_validation_reports_cross_key_problems_on_their_key() {
         let r = PluginRegistry::builtin();
         let infos = validate_config(
             &r,
@@ -460,6 +589,7 @@ mod tests {
                 ("file", None),
             ]),
         )
+        .await
         .unwrap();
         assert_eq!(infos.error_count, 2);
         let errors = |name: &str| {
@@ -487,7 +617,7 @@ mod tests {
         }])
     }
 
-    fn version_errors(
+    async fn version_errors(
         r: &PluginRegistry,
         extra: &[(&str, Option<&str>)],
     ) -> Vec<(String, Vec<String>)> {
@@ -504,6 +634,7 @@ mod tests {
             "FileStreamSource",
             &pairs(&props),
         )
+        .await
         .unwrap();
         infos
             .configs
@@ -514,12 +645,12 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn a_plugin_version_no_implementation_matches_is_kafkas_error_on_its_key() {
+    #[tokio::test]
+    async fn a_plugin_version_no_implementation_matches_is_kafkas_error_on_its_key() {
         let r = java_file_source();
         let v = env!("CARGO_PKG_VERSION");
         assert_eq!(
-            version_errors(&r, &[("connector.plugin.version", Some(v))]),
+            version_errors(&r, &[("connector.plugin.version", Some(v))]).await,
             []
         );
         let message = format!(
@@ -527,11 +658,11 @@ mod tests {
              matches the version range [4.0,4.0], available versions: [{v}, 3.9.0]"
         );
         assert_eq!(
-            version_errors(&r, &[("connector.plugin.version", Some("4.0"))]),
+            version_errors(&r, &[("connector.plugin.version", Some("4.0"))]).await,
             [("connector.plugin.version".to_owned(), vec![message])]
         );
         assert_eq!(
-            version_errors(&r, &[("connector.plugin.version", Some("[1.0"))]),
+            version_errors(&r, &[("connector.plugin.version", Some("[1.0"))]).await,
             [(
                 "connector.plugin.version".to_owned(),
                 vec![
@@ -546,7 +677,7 @@ mod tests {
             "Plugin org.apache.kafka.connect.json.JsonConverter not found that matches the \
              version range [9.9,9.9], available versions: [{v}]"
         );
-        let errors = version_errors(&r, &[("key.converter.plugin.version", Some("9.9"))]);
+        let errors = version_errors(&r, &[("key.converter.plugin.version", Some("9.9"))]).await;
         assert!(
             errors.contains(&("key.converter".to_owned(), vec![converter.clone()])),
             "{errors:?}"
@@ -557,8 +688,10 @@ mod tests {
         );
     }
 
-    #[test]
-    fn validating_a_java_choice_says_it_is_not_wired_yet() {
+    /// A Java choice is answered by the plugin host; a registry without one (no plugin.path
+    /// location) cannot answer, and says which plugin and why (500), for validate and config.
+    #[tokio::test]
+    async fn a_java_choice_without_a_plugin_host_is_a_500_naming_the_plugin() {
         let r = java_file_source();
         let e = validate_config(
             &r,
@@ -571,12 +704,17 @@ mod tests {
                 ("connector.plugin.version", Some("3.9.0")),
             ]),
         )
+        .await
         .unwrap_err();
         assert_eq!(e.status(), 500);
-        assert!(
-            e.to_string()
-                .contains("is a Java plugin from /plugins/file"),
-            "{e}"
-        );
+        let expected = "source org.apache.kafka.connect.file.FileStreamSourceConnector \
+                        (version 3.9.0) is a Java plugin from /plugins/file, and the plugin \
+                        host could not answer for it: this worker has no plugin host (no \
+                        plugin.path location with Java plugins)";
+        assert_eq!(e.to_string(), expected);
+        let e = plugin_config(&r, "FileStreamSource", Some("3.9.0"))
+            .await
+            .unwrap_err();
+        assert_eq!((e.status(), e.to_string()), (500, expected.to_owned()));
     }
 }
