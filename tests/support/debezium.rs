@@ -156,6 +156,8 @@ pub struct Outcome {
     pub offsets: Vec<(Value, Option<Value>)>,
     /// The same entries masked ([`Scenario::mask_offset`]).
     pub masked_offsets: Vec<(Value, Value)>,
+    /// The same entries as the bytes of the offsets topic (key, value).
+    pub offset_bytes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
     /// The connector's name (the first element of its offset keys).
     pub connector: String,
 }
@@ -356,7 +358,8 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
         .collect();
     reader.await_counts(&all, &rest, &scenario.connector, "the streamed changes");
     let records = reader.read_prefix(&scenario);
-    let offsets = reader.await_offsets(offset_topic, &scenario.connector);
+    let offset_bytes = reader.await_offsets(offset_topic, &scenario.connector);
+    let offsets = parse_offsets(offset_topic, &offset_bytes);
     let r = rest.delete(&format!("/connectors/{}", scenario.connector));
     assert!(
         r.status == 204 || r.status == 200,
@@ -383,6 +386,7 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
         records,
         offsets,
         masked_offsets,
+        offset_bytes,
         connector: scenario.connector.clone(),
     }
 }
@@ -646,22 +650,23 @@ impl TopicReader {
             .collect()
     }
 
-    /// The connector's entries of `offset_topic` once its last one is of the scenario's last
-    /// change (the worker flushes offsets periodically).
+    /// The connector's entries of `offset_topic` (key and value bytes) once its last one is of
+    /// the scenario's last change (the worker flushes offsets periodically).
     pub fn await_offsets(
         &self,
         offset_topic: &str,
         connector: &str,
-    ) -> Vec<(Value, Option<Value>)> {
+    ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
         let start = Instant::now();
         loop {
-            let offsets = self.offsets(offset_topic, connector);
+            let raw = self.offset_bytes(offset_topic, connector);
+            let offsets = parse_offsets(offset_topic, &raw);
             let last_is_final = offsets.last().is_some_and(|(_, v)| {
                 v.as_ref()
                     .is_some_and(|v| v["messageType"] == json!("DELETE"))
             });
             if last_is_final {
-                return offsets;
+                return raw;
             }
             assert!(
                 start.elapsed() < CAPTURE_TIMEOUT,
@@ -675,15 +680,49 @@ impl TopicReader {
 
     /// The entries of `offset_topic` whose key names `connector` (`["name", {partition}]`).
     pub fn offsets(&self, offset_topic: &str, connector: &str) -> Vec<(Value, Option<Value>)> {
+        parse_offsets(offset_topic, &self.offset_bytes(offset_topic, connector))
+    }
+
+    /// The key and value bytes of the entries of `offset_topic` whose key names `connector`.
+    pub fn offset_bytes(
+        &self,
+        offset_topic: &str,
+        connector: &str,
+    ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
         self.read_all(offset_topic)
             .into_iter()
             .filter_map(|raw| {
-                let key = parse_json(offset_topic, raw.key.as_deref()?);
-                (key.get(0) == Some(&json!(connector)))
-                    .then(|| (key, raw.value.map(|v| parse_json(offset_topic, &v))))
+                let key = raw.key?;
+                (parse_json(offset_topic, &key).get(0) == Some(&json!(connector)))
+                    .then_some((key, raw.value))
             })
             .collect()
     }
+}
+
+/// Offset entries parsed (key, value; `None` for a tombstone).
+pub fn parse_offsets(
+    topic: &str,
+    raw: &[(Vec<u8>, Option<Vec<u8>>)],
+) -> Vec<(Value, Option<Value>)> {
+    raw.iter()
+        .map(|(k, v)| {
+            (
+                parse_json(topic, k),
+                v.as_deref().map(|v| parse_json(topic, v)),
+            )
+        })
+        .collect()
+}
+
+/// Whether `bytes` are exactly the compact JSON of what they parse to, members in their order
+/// (Kafka's JsonConverter writes compact JSON): then two entries whose parsed values are equal
+/// (serde_json keeps the order of members here) are equal byte for byte.
+pub fn is_compact_json(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|v| serde_json::to_vec(&v).ok())
+        .is_some_and(|again| again == bytes)
 }
 
 fn parse_json(topic: &str, bytes: &[u8]) -> Value {
