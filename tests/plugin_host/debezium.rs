@@ -9,7 +9,12 @@ use crate::support;
 use serde_json::{json, Value};
 use support::cluster::{Cluster, ClusterSpec, Runtime};
 
-use support::debezium::{assert_expected, is_compact_json, run_scenario, Outcome};
+use std::collections::BTreeMap;
+
+use support::debezium::{
+    assert_expected, expected_ops, is_compact_json, run_scenario, CdcRecord, Outcome, Scenario,
+    TopicReader, PHASES,
+};
 use support::kafka::broker;
 use support::plugin_jars::plugin_jars;
 
@@ -96,5 +101,70 @@ fn assert_same_offsets(oracle: &Outcome, ours: &Outcome) {
         text(ours, &any),
         text(oracle, &any),
         "the last offset (left connect-rs, right Kafka Connect)"
+    );
+}
+
+/// A running Debezium connector moves from Apache Kafka Connect to connect-rs and back on the
+/// same group, config and offsets topics: each runtime resumes from the offsets the other stored
+/// (after a graceful stop), with no new snapshot, no change lost and none written twice.
+#[test]
+fn debezium_moves_between_kafka_connect_and_connect_rs_on_the_stored_offsets() {
+    let started = Instant::now();
+    let broker = broker();
+    let spec =
+        ClusterSpec::new(broker.bootstrap(), "dbz").with_plugins(&plugin_jars().plugin_path, &[]);
+    let scenario = Scenario::new();
+    let reader = TopicReader::new(&broker);
+    let mut runtime = Runtime::KafkaConnect;
+    let mut cluster = Cluster::start(spec.clone(), runtime, 1);
+    let r = cluster.workers[0].client.put(
+        &format!("/connectors/{}/config", scenario.connector),
+        &scenario.connector_config(),
+    );
+    assert_eq!(r.status, 201, "creating the connector: {}", r.body);
+    reader.await_counts(
+        &scenario.topics(&[("public.customers", 3), ("public.docs", 2)]),
+        &cluster.workers[0].client,
+        &scenario.connector,
+        "the snapshot",
+    );
+    for (phase, (statements, counts)) in PHASES.iter().enumerate() {
+        if phase > 0 {
+            cluster.stop_all();
+            scenario.await_slot_released();
+            runtime = match runtime {
+                Runtime::KafkaConnect => Runtime::ConnectRs,
+                Runtime::ConnectRs => Runtime::KafkaConnect,
+            };
+            cluster = Cluster::start(spec.clone(), runtime, 1);
+        }
+        scenario.apply_changes_in(statements.clone());
+        reader.await_counts(
+            &scenario.topics(counts),
+            &cluster.workers[0].client,
+            &scenario.connector,
+            &format!("the changes of phase {phase} on {runtime:?}"),
+        );
+    }
+    let records = reader.read_prefix(&scenario);
+    let ops: BTreeMap<String, Vec<&str>> = records
+        .iter()
+        .map(|(t, rs)| (t.clone(), rs.iter().map(CdcRecord::op).collect()))
+        .collect();
+    assert_eq!(
+        ops,
+        expected_ops(),
+        "the operations per topic after Kafka Connect -> connect-rs -> Kafka Connect \
+         (a new snapshot would add `r`s, a resumption from an older offset duplicates)"
+    );
+    let r = cluster.workers[0]
+        .client
+        .delete(&format!("/connectors/{}", scenario.connector));
+    assert_eq!(r.status, 204, "deleting the connector: {}", r.body);
+    scenario.await_slot_released();
+    cluster.stop_all();
+    eprintln!(
+        "Debezium moved between Kafka Connect and connect-rs in {:?}",
+        started.elapsed()
     );
 }

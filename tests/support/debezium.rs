@@ -63,6 +63,14 @@ pub const EXPECTED_COUNTS: &[(&str, usize)] = &[
     ("public.late", 5),
 ];
 
+/// The script in three phases, for switching a running connector between runtimes: the
+/// statements of each phase and the counts per topic once it is captured (snapshot included).
+pub const PHASES: &[(std::ops::Range<usize>, &[(&str, usize)])] = &[
+    (0..4, &[("public.customers", 10), ("public.docs", 2)]),
+    (4..8, &[("public.customers", 12), ("public.docs", 6)]),
+    (8..12, EXPECTED_COUNTS),
+];
+
 /// The operations (`op`, or `tombstone`) the scenario writes per topic, in order.
 pub fn expected_ops() -> BTreeMap<String, Vec<&'static str>> {
     const T: &str = "tombstone";
@@ -228,6 +236,31 @@ impl Scenario {
         for sql in CHANGES_SQL {
             postgres().sql(&self.db, sql);
         }
+    }
+
+    /// Plays the statements `range` of the script (see [`PHASES`]).
+    pub fn apply_changes_in(&self, range: std::ops::Range<usize>) {
+        for sql in &CHANGES_SQL[range] {
+            postgres().sql(&self.db, sql);
+        }
+    }
+
+    /// The topics and counts of `counts` (topic suffixes) with this scenario's prefix.
+    pub fn topics(&self, counts: &[(&str, usize)]) -> Vec<(String, usize)> {
+        counts.iter().map(|(t, n)| (self.topic(t), *n)).collect()
+    }
+
+    /// Waits until no connection holds the slot (a stopped task released it).
+    pub fn await_slot_released(&self) {
+        let active = format!(
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND active",
+            self.slot()
+        );
+        super::wait_for(
+            "the stopped connector to release its replication slot",
+            Duration::from_secs(60),
+            || postgres().sql(&self.db, &active) == "0\n",
+        );
     }
 
     /// Masks the per-run names and volatile fields of a record (see the module doc).
