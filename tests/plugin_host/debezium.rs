@@ -12,11 +12,13 @@ use support::cluster::{Cluster, ClusterSpec, Runtime};
 use std::collections::BTreeMap;
 
 use support::debezium::{
-    assert_expected, expected_ops, is_compact_json, run_scenario, CdcRecord, Outcome, Scenario,
-    TopicReader, PHASES,
+    assert_expected, expected_ops, is_compact_json, run_scenario, run_scenario_on_embedded_log,
+    CdcRecord, CdcTopics, Outcome, Scenario, TopicReader, PHASES,
 };
 use support::kafka::broker;
 use support::plugin_jars::plugin_jars;
+use support::rest::start;
+use support::Workdir;
 
 /// One worker of `runtime` on the harness broker with Debezium in its `plugin.path`.
 fn debezium_worker(runtime: Runtime) -> Cluster {
@@ -36,20 +38,39 @@ fn run_on(runtime: Runtime) -> Outcome {
     )
 }
 
+/// Runs the scenario on a standalone connect-rs worker on the embedded log (no Kafka).
+fn run_on_embedded_log() -> BTreeMap<String, Vec<CdcRecord>> {
+    let w = Workdir::new();
+    let worker = w.worker(&format!(
+        "offset.storage.file.filename={}\noffset.flush.interval.ms=500\nplugin.path={}",
+        w.path("offsets").display(),
+        plugin_jars().plugin_path.display(),
+    ));
+    let running = start(&w, &[&worker]);
+    let records = run_scenario_on_embedded_log(running.client, &worker);
+    drop(running);
+    records
+}
+
 /// Debezium on connect-rs writes the same records as on Apache Kafka Connect: topics, keys,
 /// values with their JsonConverter schemas and headers, volatile fields masked (snapshot, the
-/// streamed changes with tombstones, the table created later); and connect-rs stores the same
-/// offsets in its offsets topic, key and value, volatile fields masked.
+/// streamed changes with tombstones, the table created later), on Kafka and on the embedded log;
+/// and on Kafka connect-rs stores the same offsets in its offsets topic, key and value, volatile
+/// fields masked.
 #[test]
 fn debezium_on_connect_rs_writes_the_records_and_offsets_of_kafka_connect() {
     let started = Instant::now();
     // Both runs at once (each with its own database, slot and topics) keep the test short.
-    let (oracle, ours) = std::thread::scope(|s| {
+    let (oracle, ours, embedded) = std::thread::scope(|s| {
         let oracle = s.spawn(|| run_on(Runtime::KafkaConnect));
         let ours = s.spawn(|| run_on(Runtime::ConnectRs));
+        let embedded = s.spawn(run_on_embedded_log);
         (
             oracle.join().expect("the Kafka Connect run"),
             ours.join().expect("the connect-rs run"),
+            embedded
+                .join()
+                .expect("the connect-rs run on the embedded log"),
         )
     });
     eprintln!(
@@ -61,6 +82,12 @@ fn debezium_on_connect_rs_writes_the_records_and_offsets_of_kafka_connect() {
     assert!(
         diff.is_empty(),
         "connect-rs's records differ from Kafka Connect's (- Kafka Connect, + connect-rs):\n{diff}"
+    );
+    let diff = support::debezium::diff(&oracle.records, &embedded);
+    assert!(
+        diff.is_empty(),
+        "connect-rs's records on the embedded log differ from Kafka Connect's \
+         (- Kafka Connect, + connect-rs):\n{diff}"
     );
     assert_same_offsets(&oracle, &ours);
 }

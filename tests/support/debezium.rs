@@ -17,6 +17,9 @@
 //! `plugin.path` naming [`super::plugin_jars::PluginJars::plugin_path`] and its offsets in a topic:
 //! [`run_scenario`]`(&broker, worker_rest_client, offset_topic)` creates the database, starts the
 //! connector, plays the script and returns the masked records per topic and the offsets stored.
+//! [`run_scenario_on_embedded_log`] does the same on a worker without Kafka (records read with
+//! `connect-rs topics`), and [`PHASES`] cuts the script in three for moving a running connector
+//! between workers.
 //!
 //! Masked (found by running the scenario twice on two databases): the per-run names — the
 //! `topic.prefix` (in topics, schema names, `source.name`) becomes `<prefix>`, the database name
@@ -63,9 +66,12 @@ pub const EXPECTED_COUNTS: &[(&str, usize)] = &[
     ("public.late", 5),
 ];
 
+/// Counts of records per topic suffix.
+pub type Counts = &'static [(&'static str, usize)];
+
 /// The script in three phases, for switching a running connector between runtimes: the
 /// statements of each phase and the counts per topic once it is captured (snapshot included).
-pub const PHASES: &[(std::ops::Range<usize>, &[(&str, usize)])] = &[
+pub const PHASES: &[(std::ops::Range<usize>, Counts)] = &[
     (0..4, &[("public.customers", 10), ("public.docs", 2)]),
     (4..8, &[("public.customers", 12), ("public.docs", 6)]),
     (8..12, EXPECTED_COUNTS),
@@ -368,48 +374,11 @@ fn mask_fields(v: &mut Value, fields: &[&str]) {
 /// records and the offsets the worker stored in `offset_topic`.
 pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcome {
     let scenario = Scenario::new();
-    let r = rest.put(
-        &format!("/connectors/{}/config", scenario.connector),
-        &scenario.connector_config(),
-    );
-    assert!(
-        r.status == 201 || r.status == 200,
-        "creating the Debezium connector failed: {} {}",
-        r.status,
-        r.body
-    );
     let reader = TopicReader::new(broker);
-    let snapshot: Vec<(String, usize)> = vec![
-        (scenario.topic("public.customers"), 3),
-        (scenario.topic("public.docs"), 2),
-    ];
-    reader.await_counts(&snapshot, &rest, &scenario.connector, "the snapshot");
-    scenario.apply_changes();
-    let all: Vec<(String, usize)> = EXPECTED_COUNTS
-        .iter()
-        .map(|(t, n)| (scenario.topic(t), *n))
-        .collect();
-    reader.await_counts(&all, &rest, &scenario.connector, "the streamed changes");
-    let records = reader.read_prefix(&scenario);
+    let records = capture(&scenario, &reader, &rest);
     let offset_bytes = reader.await_offsets(offset_topic, &scenario.connector);
     let offsets = parse_offsets(offset_topic, &offset_bytes);
-    let r = rest.delete(&format!("/connectors/{}", scenario.connector));
-    assert!(
-        r.status == 204 || r.status == 200,
-        "deleting the Debezium connector failed: {} {}",
-        r.status,
-        r.body
-    );
-    // The slot is dropped with the scenario once the stopped task released it.
-    let active = format!(
-        "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND active",
-        scenario.slot()
-    );
-    super::wait_for(
-        "the deleted connector to release its replication slot",
-        Duration::from_secs(60),
-        || postgres().sql(&scenario.db, &active) == "0\n",
-    );
+    remove(&scenario, &rest);
     let masked_offsets = offsets
         .iter()
         .cloned()
@@ -421,6 +390,168 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
         masked_offsets,
         offset_bytes,
         connector: scenario.connector.clone(),
+    }
+}
+
+/// The scenario on a worker whose topics are in its embedded log (read with `connect-rs topics`
+/// and `worker_file`): the masked records per topic.
+pub fn run_scenario_on_embedded_log(
+    rest: Client,
+    worker_file: &std::path::Path,
+) -> BTreeMap<String, Vec<CdcRecord>> {
+    let scenario = Scenario::new();
+    let topics = EmbeddedTopics {
+        worker_file: worker_file.to_owned(),
+    };
+    let records = capture(&scenario, &topics, &rest);
+    remove(&scenario, &rest);
+    records
+}
+
+/// Starts the connector through `rest`, waits for the snapshot, plays the changes, waits for
+/// every expected record and returns them masked.
+fn capture(
+    scenario: &Scenario,
+    topics: &dyn CdcTopics,
+    rest: &Client,
+) -> BTreeMap<String, Vec<CdcRecord>> {
+    let r = rest.put(
+        &format!("/connectors/{}/config", scenario.connector),
+        &scenario.connector_config(),
+    );
+    assert!(
+        r.status == 201 || r.status == 200,
+        "creating the Debezium connector failed: {} {}",
+        r.status,
+        r.body
+    );
+    let snapshot = scenario.topics(&[("public.customers", 3), ("public.docs", 2)]);
+    topics.await_counts(&snapshot, rest, &scenario.connector, "the snapshot");
+    scenario.apply_changes();
+    let all = scenario.topics(EXPECTED_COUNTS);
+    topics.await_counts(&all, rest, &scenario.connector, "the streamed changes");
+    topics.read_prefix(scenario)
+}
+
+/// Deletes the connector and waits until its task released the replication slot (dropped with
+/// the scenario).
+fn remove(scenario: &Scenario, rest: &Client) {
+    let r = rest.delete(&format!("/connectors/{}", scenario.connector));
+    assert!(
+        r.status == 204 || r.status == 200,
+        "deleting the Debezium connector failed: {} {}",
+        r.status,
+        r.body
+    );
+    scenario.await_slot_released();
+}
+
+/// The topics of a worker's embedded log, read with `connect-rs topics --worker WORKER_FILE`
+/// (`list`, and `read` printing `Partition:P\tOffset:O\tHEADERS\tKEY\tVALUE` lines).
+pub struct EmbeddedTopics {
+    /// The worker's file (its `embedded.log.dir`).
+    pub worker_file: std::path::PathBuf,
+}
+
+impl EmbeddedTopics {
+    /// The standard output of `connect-rs topics ARGS --worker WORKER_FILE`.
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new(super::binary())
+            .arg("topics")
+            .args(args)
+            .arg("--worker")
+            .arg(&self.worker_file)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("connect-rs topics");
+        assert!(
+            out.status.success(),
+            "connect-rs topics {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 from connect-rs topics")
+    }
+
+    /// `(topic, partition, end offset)` of every partition.
+    fn list(&self) -> Vec<(String, i32, usize)> {
+        self.run(&["list"])
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let (t, p, end) = (f.next()?, f.next()?, f.next()?);
+                Some((t.to_owned(), p.parse().ok()?, end.parse().ok()?))
+            })
+            .collect()
+    }
+}
+
+impl CdcTopics for EmbeddedTopics {
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .list()
+            .into_iter()
+            .map(|(t, _, _)| t)
+            .filter(|t| t.starts_with(prefix))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn count(&self, topic: &str) -> usize {
+        self.list()
+            .into_iter()
+            .filter(|(t, _, _)| t == topic)
+            .map(|(_, _, end)| end)
+            .sum()
+    }
+
+    fn read_all(&self, topic: &str) -> Vec<Raw> {
+        let n = self.count(topic);
+        if n == 0 {
+            return Vec::new();
+        }
+        let max = n.to_string();
+        let out = self.run(&[
+            "read",
+            topic,
+            "--from-beginning",
+            "--max",
+            &max,
+            "--timeout-ms",
+            "10000",
+        ]);
+        let text = |s: &str| (s != "null").then(|| s.as_bytes().to_vec());
+        let mut per_partition: BTreeMap<i32, Vec<Raw>> = BTreeMap::new();
+        for line in out.lines() {
+            let f: Vec<&str> = line.splitn(5, '\t').collect();
+            let [p, _, headers, key, value] = f[..] else {
+                panic!("an unexpected line of connect-rs topics read {topic}: {line:?}");
+            };
+            let p: i32 = p
+                .trim_start_matches("Partition:")
+                .parse()
+                .unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            // `k:v,k:v` (values without `,` here: Debezium's context headers).
+            let headers = if headers == "NO_HEADERS" {
+                Vec::new()
+            } else {
+                headers
+                    .split(',')
+                    .map(|h| {
+                        let (k, v) = h.split_once(':').unwrap_or((h, "null"));
+                        (k.to_owned(), (v != "null").then(|| v.to_owned()))
+                    })
+                    .collect()
+            };
+            per_partition.entry(p).or_default().push(Raw {
+                key: text(key),
+                value: text(value),
+                headers,
+            });
+        }
+        per_partition.into_values().flatten().collect()
     }
 }
 
@@ -501,10 +632,70 @@ pub struct TopicReader {
 }
 
 /// One raw record.
-struct Raw {
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
-    headers: Vec<(String, Option<String>)>,
+pub struct Raw {
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<(String, Option<String>)>,
+}
+
+/// Where the scenario's records are read: the harness broker ([`TopicReader`]) or a worker's
+/// embedded log ([`EmbeddedTopics`]).
+pub trait CdcTopics {
+    /// The topics whose names start with `prefix`, sorted.
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String>;
+    /// How many records `topic` holds (0 when it does not exist).
+    fn count(&self, topic: &str) -> usize;
+    /// Every record of `topic`, partition by partition in offset order.
+    fn read_all(&self, topic: &str) -> Vec<Raw>;
+
+    /// Waits until every `(topic, count)` has at least `count` records; fails with the
+    /// connector's status (through `rest`) when they do not come within [`CAPTURE_TIMEOUT`].
+    fn await_counts(&self, want: &[(String, usize)], rest: &Client, connector: &str, what: &str) {
+        let start = Instant::now();
+        loop {
+            let have: Vec<(String, usize)> = want
+                .iter()
+                .map(|(t, _)| (t.clone(), self.count(t)))
+                .collect();
+            if want.iter().zip(&have).all(|((_, n), (_, h))| h >= n) {
+                return;
+            }
+            if start.elapsed() > CAPTURE_TIMEOUT {
+                let status = rest
+                    .try_send("GET", &format!("/connectors/{connector}/status"), None)
+                    .map(|r| r.body)
+                    .unwrap_or_else(|e| format!("(no answer: {e})"));
+                panic!(
+                    "Debezium did not write {what} within {CAPTURE_TIMEOUT:?}: wanted {want:?}, \
+                     the topics hold {have:?}; the connector's status: {status}"
+                );
+            }
+            // The poll interval of a bounded wait on the topics' ends.
+            std::thread::park_timeout(Duration::from_millis(100));
+        }
+    }
+
+    /// The masked records of every topic of the scenario's prefix, per topic suffix.
+    fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
+        let dot = format!("{}.", scenario.prefix);
+        self.topics_with_prefix(&dot)
+            .into_iter()
+            .map(|topic| {
+                let records = self
+                    .read_all(&topic)
+                    .into_iter()
+                    .map(|raw| {
+                        scenario.mask(CdcRecord {
+                            key: raw.key.map(|k| parse_json(&topic, &k)),
+                            value: raw.value.map(|v| parse_json(&topic, &v)),
+                            headers: raw.headers,
+                        })
+                    })
+                    .collect();
+                (topic[dot.len()..].to_owned(), records)
+            })
+            .collect()
+    }
 }
 
 impl TopicReader {
@@ -518,22 +709,6 @@ impl TopicReader {
             .create()
             .unwrap_or_else(|e| panic!("a consumer for {}: {e}", broker.bootstrap()));
         Self { consumer }
-    }
-
-    /// The topics whose names start with `prefix`.
-    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
-        let md = self
-            .consumer
-            .fetch_metadata(None, Duration::from_secs(30))
-            .expect("the broker's metadata");
-        let mut names: Vec<String> = md
-            .topics()
-            .iter()
-            .map(|t| t.name().to_owned())
-            .filter(|n| n.starts_with(prefix))
-            .collect();
-        names.sort();
-        names
     }
 
     /// `(partition, low, high)` of every partition of `topic`; empty when it does not exist.
@@ -558,127 +733,6 @@ impl TopicReader {
                     .fetch_watermarks(topic, p, Duration::from_secs(30))
                     .ok()?;
                 Some((p, lo, hi))
-            })
-            .collect()
-    }
-
-    /// Every record of `topic` up to its current end, partition by partition in offset order.
-    fn read_all(&self, topic: &str) -> Vec<Raw> {
-        let marks: Vec<(i32, i64, i64)> = self
-            .watermarks(topic)
-            .into_iter()
-            .filter(|(_, lo, hi)| hi > lo)
-            .collect();
-        if marks.is_empty() {
-            return Vec::new();
-        }
-        let mut tpl = TopicPartitionList::new();
-        for (p, _, _) in &marks {
-            tpl.add_partition_offset(topic, *p, Offset::Beginning)
-                .expect("a partition to read");
-        }
-        self.consumer.assign(&tpl).expect("assign the partitions");
-        let mut per_partition: BTreeMap<i32, Vec<Raw>> = BTreeMap::new();
-        let mut done: BTreeMap<i32, bool> = marks.iter().map(|(p, _, _)| (*p, false)).collect();
-        let start = Instant::now();
-        while done.values().any(|d| !d) {
-            assert!(
-                start.elapsed() < CAPTURE_TIMEOUT,
-                "could not read {topic} to its end ({marks:?}) within {CAPTURE_TIMEOUT:?}"
-            );
-            let Some(msg) = self.consumer.poll(Duration::from_millis(200)) else {
-                continue;
-            };
-            let msg = msg.unwrap_or_else(|e| panic!("reading {topic}: {e}"));
-            let headers = msg
-                .headers()
-                .map(|hs| {
-                    hs.iter()
-                        .map(|h| {
-                            (
-                                h.key.to_owned(),
-                                h.value.map(|v| String::from_utf8_lossy(v).into_owned()),
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let p = msg.partition();
-            per_partition.entry(p).or_default().push(Raw {
-                key: msg.key().map(<[u8]>::to_vec),
-                value: msg.payload().map(<[u8]>::to_vec),
-                headers,
-            });
-            if let Some((_, _, hi)) = marks.iter().find(|(q, _, _)| *q == p) {
-                if msg.offset() + 1 >= *hi {
-                    done.insert(p, true);
-                }
-            }
-        }
-        self.consumer
-            .unassign()
-            .expect("unassign the partitions read");
-        per_partition.into_values().flatten().collect()
-    }
-
-    /// Waits until every `(topic, count)` has at least `count` records; fails with the
-    /// connector's status (through `rest`) when they do not come within [`CAPTURE_TIMEOUT`].
-    pub fn await_counts(
-        &self,
-        want: &[(String, usize)],
-        rest: &Client,
-        connector: &str,
-        what: &str,
-    ) {
-        let start = Instant::now();
-        loop {
-            let have: Vec<(String, i64)> = want
-                .iter()
-                .map(|(t, _)| {
-                    let n = self.watermarks(t).iter().map(|(_, lo, hi)| hi - lo).sum();
-                    (t.clone(), n)
-                })
-                .collect();
-            if want
-                .iter()
-                .zip(&have)
-                .all(|((_, n), (_, h))| usize::try_from(*h).unwrap_or(0) >= *n)
-            {
-                return;
-            }
-            if start.elapsed() > CAPTURE_TIMEOUT {
-                let status = rest
-                    .try_send("GET", &format!("/connectors/{connector}/status"), None)
-                    .map(|r| r.body)
-                    .unwrap_or_else(|e| format!("(no answer: {e})"));
-                panic!(
-                    "Debezium did not write {what} within {CAPTURE_TIMEOUT:?}: wanted {want:?}, \
-                     the topics hold {have:?}; the connector's status: {status}"
-                );
-            }
-            // The poll interval of a bounded wait on the broker's watermarks.
-            std::thread::park_timeout(Duration::from_millis(100));
-        }
-    }
-
-    /// The masked records of every topic of the scenario's prefix, per topic suffix.
-    pub fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
-        let dot = format!("{}.", scenario.prefix);
-        self.topics_with_prefix(&dot)
-            .into_iter()
-            .map(|topic| {
-                let records = self
-                    .read_all(&topic)
-                    .into_iter()
-                    .map(|raw| {
-                        scenario.mask(CdcRecord {
-                            key: raw.key.map(|k| parse_json(&topic, &k)),
-                            value: raw.value.map(|v| parse_json(&topic, &v)),
-                            headers: raw.headers,
-                        })
-                    })
-                    .collect();
-                (topic[dot.len()..].to_owned(), records)
             })
             .collect()
     }
@@ -756,6 +810,92 @@ pub fn is_compact_json(bytes: &[u8]) -> bool {
         .ok()
         .and_then(|v| serde_json::to_vec(&v).ok())
         .is_some_and(|again| again == bytes)
+}
+
+impl CdcTopics for TopicReader {
+    /// The topics whose names start with `prefix`.
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let md = self
+            .consumer
+            .fetch_metadata(None, Duration::from_secs(30))
+            .expect("the broker's metadata");
+        let mut names: Vec<String> = md
+            .topics()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .filter(|n| n.starts_with(prefix))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Every record of `topic` up to its current end, partition by partition in offset order.
+    fn read_all(&self, topic: &str) -> Vec<Raw> {
+        let marks: Vec<(i32, i64, i64)> = self
+            .watermarks(topic)
+            .into_iter()
+            .filter(|(_, lo, hi)| hi > lo)
+            .collect();
+        if marks.is_empty() {
+            return Vec::new();
+        }
+        let mut tpl = TopicPartitionList::new();
+        for (p, _, _) in &marks {
+            tpl.add_partition_offset(topic, *p, Offset::Beginning)
+                .expect("a partition to read");
+        }
+        self.consumer.assign(&tpl).expect("assign the partitions");
+        let mut per_partition: BTreeMap<i32, Vec<Raw>> = BTreeMap::new();
+        let mut done: BTreeMap<i32, bool> = marks.iter().map(|(p, _, _)| (*p, false)).collect();
+        let start = Instant::now();
+        while done.values().any(|d| !d) {
+            assert!(
+                start.elapsed() < CAPTURE_TIMEOUT,
+                "could not read {topic} to its end ({marks:?}) within {CAPTURE_TIMEOUT:?}"
+            );
+            let Some(msg) = self.consumer.poll(Duration::from_millis(200)) else {
+                continue;
+            };
+            let msg = msg.unwrap_or_else(|e| panic!("reading {topic}: {e}"));
+            let headers = msg
+                .headers()
+                .map(|hs| {
+                    hs.iter()
+                        .map(|h| {
+                            (
+                                h.key.to_owned(),
+                                h.value.map(|v| String::from_utf8_lossy(v).into_owned()),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let p = msg.partition();
+            per_partition.entry(p).or_default().push(Raw {
+                key: msg.key().map(<[u8]>::to_vec),
+                value: msg.payload().map(<[u8]>::to_vec),
+                headers,
+            });
+            if let Some((_, _, hi)) = marks.iter().find(|(q, _, _)| *q == p) {
+                if msg.offset() + 1 >= *hi {
+                    done.insert(p, true);
+                }
+            }
+        }
+        self.consumer
+            .unassign()
+            .expect("unassign the partitions read");
+        per_partition.into_values().flatten().collect()
+    }
+
+    fn count(&self, topic: &str) -> usize {
+        let n: i64 = self
+            .watermarks(topic)
+            .iter()
+            .map(|(_, lo, hi)| hi - lo)
+            .sum();
+        usize::try_from(n).unwrap_or(0)
+    }
 }
 
 fn parse_json(topic: &str, bytes: &[u8]) -> Value {
