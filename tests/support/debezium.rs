@@ -375,7 +375,14 @@ fn mask_fields(v: &mut Value, fields: &[&str]) {
 pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcome {
     let scenario = Scenario::new();
     let reader = TopicReader::new(broker);
-    let records = capture(&scenario, &reader, &rest);
+    // The snapshot's end is stored before any change streams, so both runtimes store it
+    // (periodic flushes would otherwise sometimes skip it).
+    let snapshot_stored = || {
+        reader.await_offset(offset_topic, &scenario.connector, |v| {
+            v["snapshot_completed"] == json!(true)
+        });
+    };
+    let records = capture(&scenario, &reader, &rest, &snapshot_stored);
     let offset_bytes = reader.await_offsets(offset_topic, &scenario.connector);
     let offsets = parse_offsets(offset_topic, &offset_bytes);
     remove(&scenario, &rest);
@@ -403,17 +410,19 @@ pub fn run_scenario_on_embedded_log(
     let topics = EmbeddedTopics {
         worker_file: worker_file.to_owned(),
     };
-    let records = capture(&scenario, &topics, &rest);
+    let records = capture(&scenario, &topics, &rest, &|| {});
     remove(&scenario, &rest);
     records
 }
 
 /// Starts the connector through `rest`, waits for the snapshot, plays the changes, waits for
-/// every expected record and returns them masked.
+/// every expected record and returns them masked; `after_snapshot` runs between the snapshot and
+/// the changes.
 fn capture(
     scenario: &Scenario,
     topics: &dyn CdcTopics,
     rest: &Client,
+    after_snapshot: &dyn Fn(),
 ) -> BTreeMap<String, Vec<CdcRecord>> {
     let r = rest.put(
         &format!("/connectors/{}/config", scenario.connector),
@@ -427,6 +436,7 @@ fn capture(
     );
     let snapshot = scenario.topics(&[("public.customers", 3), ("public.docs", 2)]);
     topics.await_counts(&snapshot, rest, &scenario.connector, "the snapshot");
+    after_snapshot();
     scenario.apply_changes();
     let all = scenario.topics(EXPECTED_COUNTS);
     topics.await_counts(&all, rest, &scenario.connector, "the streamed changes");
@@ -744,20 +754,32 @@ impl TopicReader {
         offset_topic: &str,
         connector: &str,
     ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+        self.await_offset(offset_topic, connector, |v| {
+            v["messageType"] == json!("DELETE")
+        })
+    }
+
+    /// The connector's entries of `offset_topic` (key and value bytes) once its last one has a
+    /// value that `last` accepts.
+    pub fn await_offset(
+        &self,
+        offset_topic: &str,
+        connector: &str,
+        last: impl Fn(&Value) -> bool,
+    ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
         let start = Instant::now();
         loop {
             let raw = self.offset_bytes(offset_topic, connector);
             let offsets = parse_offsets(offset_topic, &raw);
-            let last_is_final = offsets.last().is_some_and(|(_, v)| {
-                v.as_ref()
-                    .is_some_and(|v| v["messageType"] == json!("DELETE"))
-            });
-            if last_is_final {
+            if offsets
+                .last()
+                .is_some_and(|(_, v)| v.as_ref().is_some_and(&last))
+            {
                 return raw;
             }
             assert!(
                 start.elapsed() < CAPTURE_TIMEOUT,
-                "the worker did not store the offset of the last change of {connector} in \
+                "the worker did not store the awaited offset of {connector} in \
                  {offset_topic} within {CAPTURE_TIMEOUT:?}; stored: {offsets:?}"
             );
             // The poll interval of a bounded wait for the next offset flush.
