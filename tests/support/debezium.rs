@@ -626,6 +626,19 @@ pub fn assert_expected(outcome: &Outcome) {
         docs[2]
     );
     let customers = &outcome.records["public.customers"];
+    // Debezium's context headers (so the comparison of headers compares something).
+    for (name, value) in [
+        ("__debezium.context.connectorLogicalName", "<prefix>"),
+        ("__debezium.context.runId", MASKED),
+    ] {
+        assert!(
+            customers[0]
+                .headers
+                .contains(&(name.to_owned(), Some(value.to_owned()))),
+            "header {name}: {value} in {:?}",
+            customers[0].headers
+        );
+    }
     let update = customers[4].value.as_ref().expect("the update's value");
     assert_eq!(update["payload"]["before"]["note"], json!("Grüße, 世界"));
     assert_eq!(update["payload"]["after"]["note"], json!("updated"));
