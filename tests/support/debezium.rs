@@ -17,6 +17,9 @@
 //! `plugin.path` naming [`super::plugin_jars::PluginJars::plugin_path`] and its offsets in a topic:
 //! [`run_scenario`]`(&broker, worker_rest_client, offset_topic)` creates the database, starts the
 //! connector, plays the script and returns the masked records per topic and the offsets stored.
+//! [`run_scenario_on_embedded_log`] does the same on a worker without Kafka (records read with
+//! `connect-rs topics`), and [`PHASES`] cuts the script in three for moving a running connector
+//! between workers.
 //!
 //! Masked (found by running the scenario twice on two databases): the per-run names — the
 //! `topic.prefix` (in topics, schema names, `source.name`) becomes `<prefix>`, the database name
@@ -61,6 +64,17 @@ pub const EXPECTED_COUNTS: &[(&str, usize)] = &[
     ("public.customers", 12),
     ("public.docs", 6),
     ("public.late", 5),
+];
+
+/// Counts of records per topic suffix.
+pub type Counts = &'static [(&'static str, usize)];
+
+/// The script in three phases, for switching a running connector between runtimes: the
+/// statements of each phase and the counts per topic once it is captured (snapshot included).
+pub const PHASES: &[(std::ops::Range<usize>, Counts)] = &[
+    (0..4, &[("public.customers", 10), ("public.docs", 2)]),
+    (4..8, &[("public.customers", 12), ("public.docs", 6)]),
+    (8..12, EXPECTED_COUNTS),
 ];
 
 /// The operations (`op`, or `tombstone`) the scenario writes per topic, in order.
@@ -156,6 +170,8 @@ pub struct Outcome {
     pub offsets: Vec<(Value, Option<Value>)>,
     /// The same entries masked ([`Scenario::mask_offset`]).
     pub masked_offsets: Vec<(Value, Value)>,
+    /// The same entries as the bytes of the offsets topic (key, value).
+    pub offset_bytes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
     /// The connector's name (the first element of its offset keys).
     pub connector: String,
 }
@@ -226,6 +242,31 @@ impl Scenario {
         for sql in CHANGES_SQL {
             postgres().sql(&self.db, sql);
         }
+    }
+
+    /// Plays the statements `range` of the script (see [`PHASES`]).
+    pub fn apply_changes_in(&self, range: std::ops::Range<usize>) {
+        for sql in &CHANGES_SQL[range] {
+            postgres().sql(&self.db, sql);
+        }
+    }
+
+    /// The topics and counts of `counts` (topic suffixes) with this scenario's prefix.
+    pub fn topics(&self, counts: &[(&str, usize)]) -> Vec<(String, usize)> {
+        counts.iter().map(|(t, n)| (self.topic(t), *n)).collect()
+    }
+
+    /// Waits until no connection holds the slot (a stopped task released it).
+    pub fn await_slot_released(&self) {
+        let active = format!(
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND active",
+            self.slot()
+        );
+        super::wait_for(
+            "the stopped connector to release its replication slot",
+            Duration::from_secs(60),
+            || postgres().sql(&self.db, &active) == "0\n",
+        );
     }
 
     /// Masks the per-run names and volatile fields of a record (see the module doc).
@@ -333,6 +374,56 @@ fn mask_fields(v: &mut Value, fields: &[&str]) {
 /// records and the offsets the worker stored in `offset_topic`.
 pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcome {
     let scenario = Scenario::new();
+    let reader = TopicReader::new(broker);
+    // The snapshot's end is stored before any change streams, so both runtimes store it
+    // (periodic flushes would otherwise sometimes skip it).
+    let snapshot_stored = || {
+        reader.await_offset(offset_topic, &scenario.connector, |v| {
+            v["snapshot_completed"] == json!(true)
+        });
+    };
+    let records = capture(&scenario, &reader, &rest, &snapshot_stored);
+    let offset_bytes = reader.await_offsets(offset_topic, &scenario.connector);
+    let offsets = parse_offsets(offset_topic, &offset_bytes);
+    remove(&scenario, &rest);
+    let masked_offsets = offsets
+        .iter()
+        .cloned()
+        .map(|o| scenario.mask_offset(o))
+        .collect();
+    Outcome {
+        records,
+        offsets,
+        masked_offsets,
+        offset_bytes,
+        connector: scenario.connector.clone(),
+    }
+}
+
+/// The scenario on a worker whose topics are in its embedded log (read with `connect-rs topics`
+/// and `worker_file`): the masked records per topic.
+pub fn run_scenario_on_embedded_log(
+    rest: Client,
+    worker_file: &std::path::Path,
+) -> BTreeMap<String, Vec<CdcRecord>> {
+    let scenario = Scenario::new();
+    let topics = EmbeddedTopics {
+        worker_file: worker_file.to_owned(),
+    };
+    let records = capture(&scenario, &topics, &rest, &|| {});
+    remove(&scenario, &rest);
+    records
+}
+
+/// Starts the connector through `rest`, waits for the snapshot, plays the changes, waits for
+/// every expected record and returns them masked; `after_snapshot` runs between the snapshot and
+/// the changes.
+fn capture(
+    scenario: &Scenario,
+    topics: &dyn CdcTopics,
+    rest: &Client,
+    after_snapshot: &dyn Fn(),
+) -> BTreeMap<String, Vec<CdcRecord>> {
     let r = rest.put(
         &format!("/connectors/{}/config", scenario.connector),
         &scenario.connector_config(),
@@ -343,20 +434,18 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
         r.status,
         r.body
     );
-    let reader = TopicReader::new(broker);
-    let snapshot: Vec<(String, usize)> = vec![
-        (scenario.topic("public.customers"), 3),
-        (scenario.topic("public.docs"), 2),
-    ];
-    reader.await_counts(&snapshot, &rest, &scenario.connector, "the snapshot");
+    let snapshot = scenario.topics(&[("public.customers", 3), ("public.docs", 2)]);
+    topics.await_counts(&snapshot, rest, &scenario.connector, "the snapshot");
+    after_snapshot();
     scenario.apply_changes();
-    let all: Vec<(String, usize)> = EXPECTED_COUNTS
-        .iter()
-        .map(|(t, n)| (scenario.topic(t), *n))
-        .collect();
-    reader.await_counts(&all, &rest, &scenario.connector, "the streamed changes");
-    let records = reader.read_prefix(&scenario);
-    let offsets = reader.await_offsets(offset_topic, &scenario.connector);
+    let all = scenario.topics(EXPECTED_COUNTS);
+    topics.await_counts(&all, rest, &scenario.connector, "the streamed changes");
+    topics.read_prefix(scenario)
+}
+
+/// Deletes the connector and waits until its task released the replication slot (dropped with
+/// the scenario).
+fn remove(scenario: &Scenario, rest: &Client) {
     let r = rest.delete(&format!("/connectors/{}", scenario.connector));
     assert!(
         r.status == 204 || r.status == 200,
@@ -364,26 +453,115 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
         r.status,
         r.body
     );
-    // The slot is dropped with the scenario once the stopped task released it.
-    let active = format!(
-        "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND active",
-        scenario.slot()
-    );
-    super::wait_for(
-        "the deleted connector to release its replication slot",
-        Duration::from_secs(60),
-        || postgres().sql(&scenario.db, &active) == "0\n",
-    );
-    let masked_offsets = offsets
-        .iter()
-        .cloned()
-        .map(|o| scenario.mask_offset(o))
-        .collect();
-    Outcome {
-        records,
-        offsets,
-        masked_offsets,
-        connector: scenario.connector.clone(),
+    scenario.await_slot_released();
+}
+
+/// The topics of a worker's embedded log, read with `connect-rs topics --worker WORKER_FILE`
+/// (`list`, and `read` printing `Partition:P\tOffset:O\tHEADERS\tKEY\tVALUE` lines).
+pub struct EmbeddedTopics {
+    /// The worker's file (its `embedded.log.dir`).
+    pub worker_file: std::path::PathBuf,
+}
+
+impl EmbeddedTopics {
+    /// The standard output of `connect-rs topics ARGS --worker WORKER_FILE`.
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new(super::binary())
+            .arg("topics")
+            .args(args)
+            .arg("--worker")
+            .arg(&self.worker_file)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("connect-rs topics");
+        assert!(
+            out.status.success(),
+            "connect-rs topics {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 from connect-rs topics")
+    }
+
+    /// `(topic, partition, end offset)` of every partition.
+    fn list(&self) -> Vec<(String, i32, usize)> {
+        self.run(&["list"])
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let (t, p, end) = (f.next()?, f.next()?, f.next()?);
+                Some((t.to_owned(), p.parse().ok()?, end.parse().ok()?))
+            })
+            .collect()
+    }
+}
+
+impl CdcTopics for EmbeddedTopics {
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .list()
+            .into_iter()
+            .map(|(t, _, _)| t)
+            .filter(|t| t.starts_with(prefix))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn count(&self, topic: &str) -> usize {
+        self.list()
+            .into_iter()
+            .filter(|(t, _, _)| t == topic)
+            .map(|(_, _, end)| end)
+            .sum()
+    }
+
+    fn read_all(&self, topic: &str) -> Vec<Raw> {
+        let n = self.count(topic);
+        if n == 0 {
+            return Vec::new();
+        }
+        let max = n.to_string();
+        let out = self.run(&[
+            "read",
+            topic,
+            "--from-beginning",
+            "--max",
+            &max,
+            "--timeout-ms",
+            "10000",
+        ]);
+        let text = |s: &str| (s != "null").then(|| s.as_bytes().to_vec());
+        let mut per_partition: BTreeMap<i32, Vec<Raw>> = BTreeMap::new();
+        for line in out.lines() {
+            let f: Vec<&str> = line.splitn(5, '\t').collect();
+            let [p, _, headers, key, value] = f[..] else {
+                panic!("an unexpected line of connect-rs topics read {topic}: {line:?}");
+            };
+            let p: i32 = p
+                .trim_start_matches("Partition:")
+                .parse()
+                .unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            // `k:v,k:v` (values without `,` here: Debezium's context headers).
+            let headers = if headers == "NO_HEADERS" {
+                Vec::new()
+            } else {
+                headers
+                    .split(',')
+                    .map(|h| {
+                        let (k, v) = h.split_once(':').unwrap_or((h, "null"));
+                        (k.to_owned(), (v != "null").then(|| v.to_owned()))
+                    })
+                    .collect()
+            };
+            per_partition.entry(p).or_default().push(Raw {
+                key: text(key),
+                value: text(value),
+                headers,
+            });
+        }
+        per_partition.into_values().flatten().collect()
     }
 }
 
@@ -448,6 +626,19 @@ pub fn assert_expected(outcome: &Outcome) {
         docs[2]
     );
     let customers = &outcome.records["public.customers"];
+    // Debezium's context headers (so the comparison of headers compares something).
+    for (name, value) in [
+        ("__debezium.context.connectorLogicalName", "<prefix>"),
+        ("__debezium.context.runId", MASKED),
+    ] {
+        assert!(
+            customers[0]
+                .headers
+                .contains(&(name.to_owned(), Some(value.to_owned()))),
+            "header {name}: {value} in {:?}",
+            customers[0].headers
+        );
+    }
     let update = customers[4].value.as_ref().expect("the update's value");
     assert_eq!(update["payload"]["before"]["note"], json!("Grüße, 世界"));
     assert_eq!(update["payload"]["after"]["note"], json!("updated"));
@@ -464,10 +655,70 @@ pub struct TopicReader {
 }
 
 /// One raw record.
-struct Raw {
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
-    headers: Vec<(String, Option<String>)>,
+pub struct Raw {
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<(String, Option<String>)>,
+}
+
+/// Where the scenario's records are read: the harness broker ([`TopicReader`]) or a worker's
+/// embedded log ([`EmbeddedTopics`]).
+pub trait CdcTopics {
+    /// The topics whose names start with `prefix`, sorted.
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String>;
+    /// How many records `topic` holds (0 when it does not exist).
+    fn count(&self, topic: &str) -> usize;
+    /// Every record of `topic`, partition by partition in offset order.
+    fn read_all(&self, topic: &str) -> Vec<Raw>;
+
+    /// Waits until every `(topic, count)` has at least `count` records; fails with the
+    /// connector's status (through `rest`) when they do not come within [`CAPTURE_TIMEOUT`].
+    fn await_counts(&self, want: &[(String, usize)], rest: &Client, connector: &str, what: &str) {
+        let start = Instant::now();
+        loop {
+            let have: Vec<(String, usize)> = want
+                .iter()
+                .map(|(t, _)| (t.clone(), self.count(t)))
+                .collect();
+            if want.iter().zip(&have).all(|((_, n), (_, h))| h >= n) {
+                return;
+            }
+            if start.elapsed() > CAPTURE_TIMEOUT {
+                let status = rest
+                    .try_send("GET", &format!("/connectors/{connector}/status"), None)
+                    .map(|r| r.body)
+                    .unwrap_or_else(|e| format!("(no answer: {e})"));
+                panic!(
+                    "Debezium did not write {what} within {CAPTURE_TIMEOUT:?}: wanted {want:?}, \
+                     the topics hold {have:?}; the connector's status: {status}"
+                );
+            }
+            // The poll interval of a bounded wait on the topics' ends.
+            std::thread::park_timeout(Duration::from_millis(100));
+        }
+    }
+
+    /// The masked records of every topic of the scenario's prefix, per topic suffix.
+    fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
+        let dot = format!("{}.", scenario.prefix);
+        self.topics_with_prefix(&dot)
+            .into_iter()
+            .map(|topic| {
+                let records = self
+                    .read_all(&topic)
+                    .into_iter()
+                    .map(|raw| {
+                        scenario.mask(CdcRecord {
+                            key: raw.key.map(|k| parse_json(&topic, &k)),
+                            value: raw.value.map(|v| parse_json(&topic, &v)),
+                            headers: raw.headers,
+                        })
+                    })
+                    .collect();
+                (topic[dot.len()..].to_owned(), records)
+            })
+            .collect()
+    }
 }
 
 impl TopicReader {
@@ -481,22 +732,6 @@ impl TopicReader {
             .create()
             .unwrap_or_else(|e| panic!("a consumer for {}: {e}", broker.bootstrap()));
         Self { consumer }
-    }
-
-    /// The topics whose names start with `prefix`.
-    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
-        let md = self
-            .consumer
-            .fetch_metadata(None, Duration::from_secs(30))
-            .expect("the broker's metadata");
-        let mut names: Vec<String> = md
-            .topics()
-            .iter()
-            .map(|t| t.name().to_owned())
-            .filter(|n| n.starts_with(prefix))
-            .collect();
-        names.sort();
-        names
     }
 
     /// `(partition, low, high)` of every partition of `topic`; empty when it does not exist.
@@ -523,6 +758,110 @@ impl TopicReader {
                 Some((p, lo, hi))
             })
             .collect()
+    }
+
+    /// The connector's entries of `offset_topic` (key and value bytes) once its last one is of
+    /// the scenario's last change (the worker flushes offsets periodically).
+    pub fn await_offsets(
+        &self,
+        offset_topic: &str,
+        connector: &str,
+    ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+        self.await_offset(offset_topic, connector, |v| {
+            v["messageType"] == json!("DELETE")
+        })
+    }
+
+    /// The connector's entries of `offset_topic` (key and value bytes) once its last one has a
+    /// value that `last` accepts.
+    pub fn await_offset(
+        &self,
+        offset_topic: &str,
+        connector: &str,
+        last: impl Fn(&Value) -> bool,
+    ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+        let start = Instant::now();
+        loop {
+            let raw = self.offset_bytes(offset_topic, connector);
+            let offsets = parse_offsets(offset_topic, &raw);
+            if offsets
+                .last()
+                .is_some_and(|(_, v)| v.as_ref().is_some_and(&last))
+            {
+                return raw;
+            }
+            assert!(
+                start.elapsed() < CAPTURE_TIMEOUT,
+                "the worker did not store the awaited offset of {connector} in \
+                 {offset_topic} within {CAPTURE_TIMEOUT:?}; stored: {offsets:?}"
+            );
+            // The poll interval of a bounded wait for the next offset flush.
+            std::thread::park_timeout(Duration::from_millis(200));
+        }
+    }
+
+    /// The entries of `offset_topic` whose key names `connector` (`["name", {partition}]`).
+    pub fn offsets(&self, offset_topic: &str, connector: &str) -> Vec<(Value, Option<Value>)> {
+        parse_offsets(offset_topic, &self.offset_bytes(offset_topic, connector))
+    }
+
+    /// The key and value bytes of the entries of `offset_topic` whose key names `connector`.
+    pub fn offset_bytes(
+        &self,
+        offset_topic: &str,
+        connector: &str,
+    ) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+        self.read_all(offset_topic)
+            .into_iter()
+            .filter_map(|raw| {
+                let key = raw.key?;
+                (parse_json(offset_topic, &key).get(0) == Some(&json!(connector)))
+                    .then_some((key, raw.value))
+            })
+            .collect()
+    }
+}
+
+/// Offset entries parsed (key, value; `None` for a tombstone).
+pub fn parse_offsets(
+    topic: &str,
+    raw: &[(Vec<u8>, Option<Vec<u8>>)],
+) -> Vec<(Value, Option<Value>)> {
+    raw.iter()
+        .map(|(k, v)| {
+            (
+                parse_json(topic, k),
+                v.as_deref().map(|v| parse_json(topic, v)),
+            )
+        })
+        .collect()
+}
+
+/// Whether `bytes` are exactly the compact JSON of what they parse to, members in their order
+/// (Kafka's JsonConverter writes compact JSON): then two entries whose parsed values are equal
+/// (serde_json keeps the order of members here) are equal byte for byte.
+pub fn is_compact_json(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|v| serde_json::to_vec(&v).ok())
+        .is_some_and(|again| again == bytes)
+}
+
+impl CdcTopics for TopicReader {
+    /// The topics whose names start with `prefix`.
+    fn topics_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let md = self
+            .consumer
+            .fetch_metadata(None, Duration::from_secs(30))
+            .expect("the broker's metadata");
+        let mut names: Vec<String> = md
+            .topics()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .filter(|n| n.starts_with(prefix))
+            .collect();
+        names.sort();
+        names
     }
 
     /// Every record of `topic` up to its current end, partition by partition in offset order.
@@ -584,105 +923,13 @@ impl TopicReader {
         per_partition.into_values().flatten().collect()
     }
 
-    /// Waits until every `(topic, count)` has at least `count` records; fails with the
-    /// connector's status (through `rest`) when they do not come within [`CAPTURE_TIMEOUT`].
-    pub fn await_counts(
-        &self,
-        want: &[(String, usize)],
-        rest: &Client,
-        connector: &str,
-        what: &str,
-    ) {
-        let start = Instant::now();
-        loop {
-            let have: Vec<(String, i64)> = want
-                .iter()
-                .map(|(t, _)| {
-                    let n = self.watermarks(t).iter().map(|(_, lo, hi)| hi - lo).sum();
-                    (t.clone(), n)
-                })
-                .collect();
-            if want
-                .iter()
-                .zip(&have)
-                .all(|((_, n), (_, h))| usize::try_from(*h).unwrap_or(0) >= *n)
-            {
-                return;
-            }
-            if start.elapsed() > CAPTURE_TIMEOUT {
-                let status = rest
-                    .try_send("GET", &format!("/connectors/{connector}/status"), None)
-                    .map(|r| r.body)
-                    .unwrap_or_else(|e| format!("(no answer: {e})"));
-                panic!(
-                    "Debezium did not write {what} within {CAPTURE_TIMEOUT:?}: wanted {want:?}, \
-                     the topics hold {have:?}; the connector's status: {status}"
-                );
-            }
-            // The poll interval of a bounded wait on the broker's watermarks.
-            std::thread::park_timeout(Duration::from_millis(100));
-        }
-    }
-
-    /// The masked records of every topic of the scenario's prefix, per topic suffix.
-    pub fn read_prefix(&self, scenario: &Scenario) -> BTreeMap<String, Vec<CdcRecord>> {
-        let dot = format!("{}.", scenario.prefix);
-        self.topics_with_prefix(&dot)
-            .into_iter()
-            .map(|topic| {
-                let records = self
-                    .read_all(&topic)
-                    .into_iter()
-                    .map(|raw| {
-                        scenario.mask(CdcRecord {
-                            key: raw.key.map(|k| parse_json(&topic, &k)),
-                            value: raw.value.map(|v| parse_json(&topic, &v)),
-                            headers: raw.headers,
-                        })
-                    })
-                    .collect();
-                (topic[dot.len()..].to_owned(), records)
-            })
-            .collect()
-    }
-
-    /// The connector's entries of `offset_topic` once its last one is of the scenario's last
-    /// change (the worker flushes offsets periodically).
-    pub fn await_offsets(
-        &self,
-        offset_topic: &str,
-        connector: &str,
-    ) -> Vec<(Value, Option<Value>)> {
-        let start = Instant::now();
-        loop {
-            let offsets = self.offsets(offset_topic, connector);
-            let last_is_final = offsets.last().is_some_and(|(_, v)| {
-                v.as_ref()
-                    .is_some_and(|v| v["messageType"] == json!("DELETE"))
-            });
-            if last_is_final {
-                return offsets;
-            }
-            assert!(
-                start.elapsed() < CAPTURE_TIMEOUT,
-                "the worker did not store the offset of the last change of {connector} in \
-                 {offset_topic} within {CAPTURE_TIMEOUT:?}; stored: {offsets:?}"
-            );
-            // The poll interval of a bounded wait for the next offset flush.
-            std::thread::park_timeout(Duration::from_millis(200));
-        }
-    }
-
-    /// The entries of `offset_topic` whose key names `connector` (`["name", {partition}]`).
-    pub fn offsets(&self, offset_topic: &str, connector: &str) -> Vec<(Value, Option<Value>)> {
-        self.read_all(offset_topic)
-            .into_iter()
-            .filter_map(|raw| {
-                let key = parse_json(offset_topic, raw.key.as_deref()?);
-                (key.get(0) == Some(&json!(connector)))
-                    .then(|| (key, raw.value.map(|v| parse_json(offset_topic, &v))))
-            })
-            .collect()
+    fn count(&self, topic: &str) -> usize {
+        let n: i64 = self
+            .watermarks(topic)
+            .iter()
+            .map(|(_, lo, hi)| hi - lo)
+            .sum();
+        usize::try_from(n).unwrap_or(0)
     }
 }
 
