@@ -12,4 +12,5 @@ mod debezium;
 mod host_process;
 mod plugin_path;
 mod scan;
+mod sink;
 mod source;
