@@ -70,6 +70,8 @@ impl MessageType {
     pub const SINK_CLOSE: Self = Self(29);
     /// Stop a sink task: `{"task"}`.
     pub const SINK_STOP: Self = Self(35);
+    /// Notify (Java to Rust), target the sink task: `SinkTaskContext.requestCommit()`.
+    pub const SINK_REQUEST_COMMIT: Self = Self(36);
 
     /// The protocol version both sides speak (in `HELLO`).
     pub const PROTOCOL_VERSION: u32 = 1;
@@ -101,6 +103,7 @@ impl MessageType {
             Self::SINK_PRE_COMMIT => "SINK_PRE_COMMIT".into(),
             Self::SINK_CLOSE => "SINK_CLOSE".into(),
             Self::SINK_STOP => "SINK_STOP".into(),
+            Self::SINK_REQUEST_COMMIT => "SINK_REQUEST_COMMIT".into(),
             Self(n) => format!("type {n}"),
         }
     }

@@ -8,16 +8,19 @@
 //!   the source adapter's connector.
 //! - [`JavaSinkTask`]: `SINK_START` (Java's `initialize` + `start`), `SINK_OPEN`, `SINK_PUT`
 //!   (records in the binary codec, one encoder per task, split into frames of about 1 MiB),
-//!   `SINK_PRE_COMMIT`, `SINK_CLOSE`, `SINK_STOP`.
+//!   `SINK_PRE_COMMIT`, `SINK_CLOSE`, `SINK_STOP`; the task's `requestCommit()` comes back as a
+//!   `SINK_REQUEST_COMMIT` notify that sets the task context's [`CommitRequest`].
 //!
 //! A `RetriableException` from `put` is a retriable [`ConnectError`] (the loop redelivers the
 //! batch); any other exception fails the task with the Java stack trace.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use connect_api::{
-    ConfigDef, ConfigMap, ConnectError, ConnectorContext, PluginDesc, PluginKind, SinkConnector,
-    SinkPlugin, SinkRecord, SinkTask, SinkTaskContext, SourceConnector, SourcePlugin,
-    TopicPartition,
+    CommitRequest, ConfigDef, ConfigMap, ConnectError, ConnectorContext, PluginDesc, PluginKind,
+    SinkConnector, SinkPlugin, SinkRecord, SinkTask, SinkTaskContext, SourceConnector,
+    SourcePlugin, TopicPartition,
 };
 use serde_json::json;
 
@@ -25,6 +28,7 @@ use serde_json::json;
 type PartitionOffsets = std::collections::BTreeMap<TopicPartition, i64>;
 
 use super::codec::{self, Encoder, SinkRecordMeta};
+use super::control::Inbound;
 use super::source::{connect_error, json_payload, JavaClass};
 use super::{intern::intern, ControlConn, JavaSourcePlugin, MessageType, PluginHost};
 
@@ -130,6 +134,23 @@ pub struct JavaSinkTask {
     encoder: Encoder,
 }
 
+/// The host's messages to a sink task: its `requestCommit()`.
+struct SinkTaskInbound {
+    commit_request: CommitRequest,
+}
+
+impl Inbound for SinkTaskInbound {
+    fn request(&self, kind: MessageType, _body: &[u8]) -> Result<Vec<u8>, String> {
+        Err(format!("sink tasks take no {} request", kind.name()))
+    }
+
+    fn notify(&self, kind: MessageType, _body: &[u8]) {
+        if kind == MessageType::SINK_REQUEST_COMMIT {
+            self.commit_request.request();
+        }
+    }
+}
+
 fn partitions_json(partitions: &[TopicPartition]) -> serde_json::Value {
     partitions
         .iter()
@@ -210,20 +231,30 @@ impl SinkTask for JavaSinkTask {
             self.host.control().await.map_err(|e| {
                 connect_error(&format!("starting a task of {}", self.java.class), e)
             })?;
-        conn.request(
-            MessageType::SINK_START,
-            json_payload(&json!({
-                "task": id,
-                "conn": ctx.connector,
-                "class": self.java.class,
-                "version": self.java.version,
-                "location": self.java.location,
-                "urls": self.java.urls(),
-                "props": props,
-            })),
-        )
-        .await
-        .map_err(|e| connect_error("Java sink task start", e))?;
+        conn.register_target(
+            &id,
+            Arc::new(SinkTaskInbound {
+                commit_request: ctx.commit_request.clone(),
+            }),
+        );
+        let started = conn
+            .request(
+                MessageType::SINK_START,
+                json_payload(&json!({
+                    "task": id,
+                    "conn": ctx.connector,
+                    "class": self.java.class,
+                    "version": self.java.version,
+                    "location": self.java.location,
+                    "urls": self.java.urls(),
+                    "props": props,
+                })),
+            )
+            .await;
+        if let Err(e) = started {
+            conn.unregister_target(&id);
+            return Err(connect_error("Java sink task start", e));
+        }
         self.running = Some((id, conn));
         Ok(())
     }
@@ -309,8 +340,11 @@ impl SinkTask for JavaSinkTask {
         let Some((id, conn)) = self.running.take() else {
             return Ok(());
         };
-        conn.request(MessageType::SINK_STOP, json_payload(&json!({ "task": id })))
-            .await
+        let stopped = conn
+            .request(MessageType::SINK_STOP, json_payload(&json!({ "task": id })))
+            .await;
+        conn.unregister_target(&id);
+        stopped
             .map(|_| ())
             .map_err(|e| connect_error("Java sink task stop", e))
     }

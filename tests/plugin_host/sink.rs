@@ -3,7 +3,8 @@
 //! `VerifiableSourceConnector` wrote, its offsets are committed after its `flush`, and after a
 //! SIGKILL of the worker it resumes from them with no seqno missing (at least once); a Java sink
 //! task that throws from `put` is FAILED with the Java stack trace, one that throws a
-//! `RetriableException` gets the batch again.
+//! `RetriableException` gets the batch again, one that calls `requestCommit()` has its offsets
+//! committed before the flush interval.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -166,8 +167,9 @@ fn verifiable_sink_gets_every_record_commits_and_resumes_after_a_sigkill() {
     drop(running);
 }
 
-/// A plugin directory with a sink connector whose task throws from `put`, and one whose
-/// first `put` throws a `RetriableException` (after `context.timeout(100)`).
+/// A plugin directory with a sink connector whose task throws from `put`, one whose first
+/// `put` throws a `RetriableException` (after `context.timeout(100)`), and one whose task
+/// calls `context.requestCommit()` in `put`.
 fn fixture_plugins(w: &Workdir) -> PathBuf {
     let connector = |name: &str, task: &str| {
         w.write(
@@ -251,9 +253,38 @@ public class FlakySinkTask extends SinkTask {
 }
 "#,
     );
+    let committing = connector("CommittingSinkConnector", "CommittingSinkTask");
+    let committing_task = w.write(
+        "sink-src/fixture/CommittingSinkTask.java",
+        r#"package fixture;
+
+import java.util.Collection;
+import java.util.Map;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+
+public class CommittingSinkTask extends SinkTask {
+    @Override public String version() { return "1.0"; }
+    @Override public void start(Map<String, String> props) {}
+    @Override public void put(Collection<SinkRecord> records) {
+        if (!records.isEmpty()) {
+            context.requestCommit();
+        }
+    }
+    @Override public void stop() {}
+}
+"#,
+    );
     let classes = w.path("sink-classes");
     support::java::javac(
-        &[failing, failing_task, flaky, flaky_task],
+        &[
+            failing,
+            failing_task,
+            flaky,
+            flaky_task,
+            committing,
+            committing_task,
+        ],
         &support::java::host_api_classpath(),
         &classes,
     );
@@ -263,11 +294,12 @@ public class FlakySinkTask extends SinkTask {
 }
 
 #[test]
-fn a_java_sink_task_that_throws_from_put_is_failed_and_a_retriable_put_is_redelivered() {
+fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_and_request_commits() {
     let w = Workdir::new();
     let plugins = fixture_plugins(&w);
     let worker = w.worker(&format!(
-        "offset.storage.file.filename={}\nplugin.path={}\nplugin.discovery=only_scan",
+        "offset.storage.file.filename={}\nplugin.path={}\nplugin.discovery=only_scan\n\
+         offset.flush.interval.ms=600000",
         w.path("offsets").display(),
         plugins.display()
     ));
@@ -287,7 +319,17 @@ fn a_java_sink_task_that_throws_from_put_is_failed_and_a_retriable_put_is_redeli
         "flaky.properties",
         "name=flaky\nconnector.class=fixture.FlakySinkConnector\ntasks.max=1\ntopics=lines\n",
     );
-    let running = start(&w, &[&worker, &source, &failing, &flaky]);
+    let committing = w.write(
+        "committing.properties",
+        "name=committing\nconnector.class=fixture.CommittingSinkConnector\ntasks.max=1\ntopics=lines\n",
+    );
+    let running = start(&w, &[&worker, &source, &failing, &flaky, &committing]);
+
+    // requestCommit(): the offsets are committed now, not at the (10 minutes) flush interval.
+    wait_for("the requested commit of the sink's offsets", WAIT, || {
+        let r = running.client.get("/connectors/committing/offsets");
+        r.status == 200 && r.json()["offsets"][0]["offset"]["kafka_offset"] == 2
+    });
 
     // A RetriableException: the same records come again, and the task keeps running.
     wait_for("the flaky sink to get the records again", WAIT, || {

@@ -37,8 +37,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The task's {@code SinkTaskContext} keeps {@code configs()} and {@code assignment()} (from the opens and
  * closes); {@code timeout(ms)} delays the answer of a {@code put} that threw a {@code RetriableException} by
- * that long (connect-rs then redelivers the batch); {@code offset}, {@code pause}, {@code resume} and
- * {@code requestCommit} are not applied yet (a warning on the host's stderr says so);
+ * that long (connect-rs then redelivers the batch); {@code requestCommit()} is a notify to connect-rs, whose
+ * sink loop commits after the current batch; {@code offset}, {@code pause} and {@code resume} are not
+ * applied yet (a warning on the host's stderr says so);
  * {@code errantRecordReporter()} is null, as Kafka allows.
  */
 public final class SinkRunners {
@@ -304,7 +305,12 @@ public final class SinkRunners {
 
         @Override
         public void requestCommit() {
-            notApplied("requestCommit()");
+            try {
+                io.connectrs.host.Main.notifyRust(MessageType.SINK_REQUEST_COMMIT,
+                    Runners.targeted(id, new byte[0]));
+            } catch (java.io.IOException e) {
+                throw new ConnectException("connect-rs is gone", e);
+            }
         }
 
         @Override

@@ -62,6 +62,8 @@ public final class MessageType {
     public static final int SINK_CLOSE = 29;
     /** Stop a sink task: {@code {"task"}}. */
     public static final int SINK_STOP = 35;
+    /** Notify (Java to Rust), target the sink task: {@code SinkTaskContext.requestCommit()}. */
+    public static final int SINK_REQUEST_COMMIT = 36;
 
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
@@ -93,6 +95,7 @@ public final class MessageType {
             case SINK_PRE_COMMIT: return "SINK_PRE_COMMIT";
             case SINK_CLOSE: return "SINK_CLOSE";
             case SINK_STOP: return "SINK_STOP";
+            case SINK_REQUEST_COMMIT: return "SINK_REQUEST_COMMIT";
             default: return "type " + type;
         }
     }
