@@ -56,6 +56,22 @@ impl MessageType {
     /// Request (Java to Rust), target the task: its `OffsetStorageReader`; body varint count +
     /// `OFFSET_MAP` items (partitions), answered by varint count + `OFFSET_MAP` items (offsets).
     pub const OFFSETS_READ: Self = Self(34);
+    /// Start a sink task: `{"task","conn","class","version","location","urls","props"}`.
+    pub const SINK_START: Self = Self(25);
+    /// A sink task's `open(partitions)`: `{"task","partitions":[{"topic","partition"}]}`.
+    pub const SINK_OPEN: Self = Self(26);
+    /// A sink task's `put(records)`: the task id (string), a varint count, then that many
+    /// `SINK_RECORD` items (one codec stream per task).
+    pub const SINK_PUT: Self = Self(27);
+    /// A sink task's `preCommit(offsets)`: `{"task","offsets":[{"topic","partition","offset"}]}`
+    /// → `{"offsets":[..]}`, the offsets safe to commit.
+    pub const SINK_PRE_COMMIT: Self = Self(28);
+    /// A sink task's `close(partitions)`: `{"task","partitions":[..]}`.
+    pub const SINK_CLOSE: Self = Self(29);
+    /// Stop a sink task: `{"task"}`.
+    pub const SINK_STOP: Self = Self(35);
+    /// Notify (Java to Rust), target the sink task: `SinkTaskContext.requestCommit()`.
+    pub const SINK_REQUEST_COMMIT: Self = Self(36);
 
     /// The protocol version both sides speak (in `HELLO`).
     pub const PROTOCOL_VERSION: u32 = 1;
@@ -81,6 +97,13 @@ impl MessageType {
             Self::TASK_COMMIT => "TASK_COMMIT".into(),
             Self::TASK_STOP => "TASK_STOP".into(),
             Self::OFFSETS_READ => "OFFSETS_READ".into(),
+            Self::SINK_START => "SINK_START".into(),
+            Self::SINK_OPEN => "SINK_OPEN".into(),
+            Self::SINK_PUT => "SINK_PUT".into(),
+            Self::SINK_PRE_COMMIT => "SINK_PRE_COMMIT".into(),
+            Self::SINK_CLOSE => "SINK_CLOSE".into(),
+            Self::SINK_STOP => "SINK_STOP".into(),
+            Self::SINK_REQUEST_COMMIT => "SINK_REQUEST_COMMIT".into(),
             Self(n) => format!("type {n}"),
         }
     }

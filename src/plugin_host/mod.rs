@@ -26,6 +26,7 @@ pub mod java;
 pub mod locations;
 pub mod process;
 pub mod scan;
+pub mod sink;
 pub mod source;
 
 use std::sync::Arc;
@@ -35,6 +36,7 @@ pub use control::ControlConn;
 pub use error::{Death, HostError, JavaError};
 pub use frame::MessageType;
 pub use java::JavaInfo;
+pub use sink::JavaSinkPlugin;
 pub use source::JavaSourcePlugin;
 
 use crate::config::WorkerConfig;

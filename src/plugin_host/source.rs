@@ -33,16 +33,16 @@ use super::{intern::intern, ControlConn, HostError, JavaError, MessageType, Plug
 
 /// Where a Java plugin was found, and which implementation it is.
 #[derive(Debug, Clone)]
-struct JavaClass {
-    class: String,
-    version: String,
-    location: String,
+pub(super) struct JavaClass {
+    pub(super) class: String,
+    pub(super) version: String,
+    pub(super) location: String,
 }
 
 impl JavaClass {
     /// The archives (or class directory) of the location's class loader, as Kafka computes
     /// them; none for a location that is no path (the host's own class path).
-    fn urls(&self) -> Vec<String> {
+    pub(super) fn urls(&self) -> Vec<String> {
         let top = Path::new(&self.location);
         if !top.exists() {
             return Vec::new();
@@ -127,7 +127,7 @@ impl SourcePlugin for JavaSourcePlugin {
 
 /// A [`ConnectError`] for a failed call: a Java exception is its stack trace (Kafka's status
 /// `trace`), other failures say what was being done.
-fn connect_error(what: &str, e: HostError) -> ConnectError {
+pub(super) fn connect_error(what: &str, e: HostError) -> ConnectError {
     match e {
         HostError::Remote(j) => java_error(&j),
         e if e.is_retriable() => ConnectError::Retriable(format!("{what}: {e}")),
@@ -149,7 +149,7 @@ fn java_error(j: &JavaError) -> ConnectError {
     }
 }
 
-fn json_payload(value: &serde_json::Value) -> Vec<u8> {
+pub(super) fn json_payload(value: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
 }
 

@@ -21,7 +21,7 @@ use super::java_desc::{JavaPluginDesc, JavaPluginKind};
 use super::version::{version_requirement, InvalidVersionSpec, Version, VersionRange};
 pub use crate::config::VersionDefault;
 use crate::converters::ConverterDesc;
-use crate::plugin_host::{JavaSourcePlugin, PluginHost};
+use crate::plugin_host::{JavaSinkPlugin, JavaSourcePlugin, PluginHost};
 
 /// A connector plugin of either direction.
 #[derive(Clone)]
@@ -142,10 +142,9 @@ impl RegistryError {
 
 fn java_not_wired(kind: &str, j: &JavaPluginDesc) -> String {
     let why = match j.kind {
-        JavaPluginKind::Plugin(PluginKind::Sink) => {
-            "Java sink connectors are not supported yet (Java source connectors run)"
+        JavaPluginKind::Plugin(PluginKind::Source | PluginKind::Sink) => {
+            "no plugin host runs Java plugins here"
         }
-        JavaPluginKind::Plugin(PluginKind::Source) => "no plugin host runs Java plugins here",
         _ => "running Java converters, transformations and predicates is not supported yet",
     };
     format!(
@@ -700,11 +699,12 @@ impl PluginRegistry {
 
     /// The connector plugin called `name` (class name or alias) that the worker's default
     /// chooses: a built-in one, or a Java source connector run by the worker's plugin host
-    /// ([`crate::plugin_host::JavaSourcePlugin`]).
+    /// ([`crate::plugin_host::JavaSourcePlugin`]) or sink connector
+    /// ([`crate::plugin_host::JavaSinkPlugin`]).
     ///
     /// # Errors
     /// [`RegistryError`] listing the available connectors, or saying that the choice is a
-    /// Java plugin that cannot run (a sink connector, or no plugin host).
+    /// Java plugin that cannot run (no plugin host).
     pub fn connector(&self, name: &str) -> Result<ConnectorPlugin, RegistryError> {
         match self.builtin_choice(Group::Connector, name) {
             Ok(Factory::Connector(p)) => Ok(p.clone()),
@@ -712,6 +712,14 @@ impl PluginRegistry {
             Err(e) => match (e.java(), &self.host) {
                 (Some(j), Some(host)) if j.kind == JavaPluginKind::Plugin(PluginKind::Source) => {
                     Ok(ConnectorPlugin::Source(Arc::new(JavaSourcePlugin::new(
+                        host.clone(),
+                        &j.class,
+                        &j.version,
+                        &j.location,
+                    ))))
+                }
+                (Some(j), Some(host)) if j.kind == JavaPluginKind::Plugin(PluginKind::Sink) => {
+                    Ok(ConnectorPlugin::Sink(Arc::new(JavaSinkPlugin::new(
                         host.clone(),
                         &j.class,
                         &j.version,
@@ -1253,7 +1261,7 @@ mod tests {
     }
 
     #[test]
-    fn a_java_source_choice_runs_in_the_plugin_host_and_a_java_sink_is_refused() {
+    fn java_source_and_sink_choices_run_in_the_plugin_host() {
         let host = crate::plugin_host::PluginHost::new(crate::plugin_host::HostSettings::default());
         let r = with_java()
             .with_java_plugins([java(
@@ -1274,12 +1282,20 @@ mod tests {
         assert!(p.config_def().keys().is_empty());
         assert!(r.runs_java_connector("FileStreamSource"));
         assert!(!r.runs_java_connector("FileStreamSink"));
-        let e = r.connector("VerifiableSink").err().unwrap().to_string();
+        let Ok(ConnectorPlugin::Sink(sink)) = r.connector("VerifiableSink") else {
+            panic!("a Java sink connector is given out as a sink plugin");
+        };
         assert_eq!(
-            e,
-            "Connector org.apache.kafka.connect.tools.VerifiableSinkConnector (version 4.3.1) is \
-             a Java plugin from /plugins/verifiable; Java sink connectors are not supported yet \
-             (Java source connectors run)"
+            (
+                sink.desc().class_name,
+                sink.desc().kind,
+                sink.desc().version
+            ),
+            (
+                "org.apache.kafka.connect.tools.VerifiableSinkConnector",
+                PluginKind::Sink,
+                "4.3.1"
+            )
         );
     }
 

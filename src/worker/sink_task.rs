@@ -153,7 +153,8 @@ impl SinkTaskRunner {
                 }
                 self.report_uncommitted(st);
             }
-            if Instant::now() >= commit_at {
+            // A commit the task asked for (`requestCommit()`) is made now, as a due one.
+            if self.ctx.commit_request.take() || Instant::now() >= commit_at {
                 match self.commit(st).await {
                     Err(TaskError::Topic(e)) if e.is_retriable() => {
                         warn!(error = %e, "Could not commit sink offsets; will retry at the next interval.");

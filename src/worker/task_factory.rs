@@ -262,6 +262,7 @@ impl TaskFactory {
                             task,
                             cancel,
                             exact_by_default: self.settings.exact_sinks_by_default,
+                            commit_request: Default::default(),
                         },
                         converters,
                         transforms,

@@ -12,5 +12,6 @@ mod debezium;
 mod host_process;
 mod plugin_path;
 mod scan;
+mod sink;
 mod source;
 mod validate;

@@ -46,6 +46,26 @@ pub struct SinkTaskContext {
     /// say: true on connect-rs's embedded log (no `bootstrap.servers`), false with Kafka,
     /// where Kafka Connect's behaviour is the reference.
     pub exact_by_default: bool,
+    /// Set by the task to have its offsets committed soon (Kafka Connect's
+    /// `SinkTaskContext.requestCommit()`); the runtime commits after the current batch.
+    pub commit_request: CommitRequest,
+}
+
+/// A sink task's request for an offset commit (Kafka Connect's
+/// `SinkTaskContext.requestCommit()`): the task sets it, the runtime takes it between batches.
+#[derive(Clone, Debug, Default)]
+pub struct CommitRequest(Arc<std::sync::atomic::AtomicBool>);
+
+impl CommitRequest {
+    /// Asks the runtime to commit the task's offsets after the current batch.
+    pub fn request(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether a commit was requested since the last call; clears the request.
+    pub fn take(&self) -> bool {
+        self.0.swap(false, std::sync::atomic::Ordering::AcqRel)
+    }
 }
 
 /// A topic partition.

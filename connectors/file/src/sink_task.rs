@@ -488,6 +488,7 @@ mod tests {
             task: 0,
             cancel: Default::default(),
             exact_by_default: false,
+            commit_request: Default::default(),
         }
     }
 

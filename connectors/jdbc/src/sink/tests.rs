@@ -124,6 +124,7 @@ fn ctx() -> SinkTaskContext {
         task: 0,
         cancel: Default::default(),
         exact_by_default: false,
+        commit_request: Default::default(),
     }
 }
 

@@ -41,6 +41,7 @@ public final class Handlers {
         register(MessageType.CONFIG_KEYS, jsonService(ScanService::configKeys));
         register(MessageType.VALIDATE, jsonService(ScanService::validate));
         io.connectrs.host.run.Runners.register();
+        io.connectrs.host.run.SinkRunners.register();
     }
 
     /** A service taking and answering one JSON document. */

@@ -132,11 +132,10 @@ public final class Runners {
         try {
             String taskClass = r.thread.call(() -> {
                 Object o = newInstance(loader, className);
-                if (!(o instanceof SourceConnector)) {
-                    throw new ConnectException(className + " is not a SourceConnector: the plugin host runs "
-                            + "only source connectors yet");
+                if (!(o instanceof SourceConnector) && !(o instanceof org.apache.kafka.connect.sink.SinkConnector)) {
+                    throw new ConnectException(className + " is neither a SourceConnector nor a SinkConnector");
                 }
-                SourceConnector c = (SourceConnector) o;
+                Connector c = (Connector) o;
                 c.initialize(new HostConnectorContext(name));
                 r.connector = c;
                 c.start(props);
@@ -200,7 +199,8 @@ public final class Runners {
     }
 
     /** {@code SourceConnectorContext}: reconfiguration requests and errors go to connect-rs. */
-    private static final class HostConnectorContext implements SourceConnectorContext {
+    private static final class HostConnectorContext implements SourceConnectorContext,
+            org.apache.kafka.connect.sink.SinkConnectorContext {
         private final String name;
 
         HostConnectorContext(String name) {

@@ -47,6 +47,23 @@ public final class MessageType {
      * items (the partitions), answered by varint count + OFFSET_MAP items (each offset or null).
      */
     public static final int OFFSETS_READ = 34;
+    /** Start a sink task: {@code {"task","conn","class","version","location","urls","props"}}. */
+    public static final int SINK_START = 25;
+    /** A sink task's {@code open(partitions)}: {@code {"task","partitions":[{"topic","partition"}]}}. */
+    public static final int SINK_OPEN = 26;
+    /** A sink task's {@code put(records)}: task id (string), varint count, that many SINK_RECORD items. */
+    public static final int SINK_PUT = 27;
+    /**
+     * A sink task's {@code preCommit(offsets)}: {@code {"task","offsets":[{"topic","partition","offset"}]}} →
+     * {@code {"offsets":[..]}} (the offsets safe to commit).
+     */
+    public static final int SINK_PRE_COMMIT = 28;
+    /** A sink task's {@code close(partitions)}: {@code {"task","partitions":[..]}}. */
+    public static final int SINK_CLOSE = 29;
+    /** Stop a sink task: {@code {"task"}}. */
+    public static final int SINK_STOP = 35;
+    /** Notify (Java to Rust), target the sink task: {@code SinkTaskContext.requestCommit()}. */
+    public static final int SINK_REQUEST_COMMIT = 36;
 
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
@@ -72,6 +89,13 @@ public final class MessageType {
             case TASK_COMMIT: return "TASK_COMMIT";
             case TASK_STOP: return "TASK_STOP";
             case OFFSETS_READ: return "OFFSETS_READ";
+            case SINK_START: return "SINK_START";
+            case SINK_OPEN: return "SINK_OPEN";
+            case SINK_PUT: return "SINK_PUT";
+            case SINK_PRE_COMMIT: return "SINK_PRE_COMMIT";
+            case SINK_CLOSE: return "SINK_CLOSE";
+            case SINK_STOP: return "SINK_STOP";
+            case SINK_REQUEST_COMMIT: return "SINK_REQUEST_COMMIT";
             default: return "type " + type;
         }
     }
