@@ -169,7 +169,8 @@ fn verifiable_sink_gets_every_record_commits_and_resumes_after_a_sigkill() {
 
 /// A plugin directory with a sink connector whose task throws from `put`, one whose first
 /// `put` throws a `RetriableException` (after `context.timeout(100)`), and one whose task
-/// calls `context.requestCommit()` in `put`.
+/// calls `context.requestCommit()` in `put`, and one whose task calls `context.offset(tp, 0)` in
+/// `open`.
 fn fixture_plugins(w: &Workdir) -> PathBuf {
     let connector = |name: &str, task: &str| {
         w.write(
@@ -275,6 +276,30 @@ public class CommittingSinkTask extends SinkTask {
 }
 "#,
     );
+    let rewinding = connector("RewindingSinkConnector", "RewindingSinkTask");
+    let rewinding_task = w.write(
+        "sink-src/fixture/RewindingSinkTask.java",
+        r#"package fixture;
+
+import java.util.Collection;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+
+public class RewindingSinkTask extends SinkTask {
+    @Override public String version() { return "1.0"; }
+    @Override public void start(Map<String, String> props) {}
+    @Override public void open(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            context.offset(tp, 0L);
+        }
+    }
+    @Override public void put(Collection<SinkRecord> records) {}
+    @Override public void stop() {}
+}
+"#,
+    );
     let classes = w.path("sink-classes");
     support::java::javac(
         &[
@@ -284,6 +309,8 @@ public class CommittingSinkTask extends SinkTask {
             flaky_task,
             committing,
             committing_task,
+            rewinding,
+            rewinding_task,
         ],
         &support::java::host_api_classpath(),
         &classes,
@@ -294,7 +321,8 @@ public class CommittingSinkTask extends SinkTask {
 }
 
 #[test]
-fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_and_request_commits() {
+fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_request_commits_and_cannot_rewind(
+) {
     let w = Workdir::new();
     let plugins = fixture_plugins(&w);
     let worker = w.worker(&format!(
@@ -323,7 +351,14 @@ fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_and_request
         "committing.properties",
         "name=committing\nconnector.class=fixture.CommittingSinkConnector\ntasks.max=1\ntopics=lines\n",
     );
-    let running = start(&w, &[&worker, &source, &failing, &flaky, &committing]);
+    let rewinding = w.write(
+        "rewinding.properties",
+        "name=rewinding\nconnector.class=fixture.RewindingSinkConnector\ntasks.max=1\ntopics=lines\n",
+    );
+    let running = start(
+        &w,
+        &[&worker, &source, &failing, &flaky, &committing, &rewinding],
+    );
 
     // requestCommit(): the offsets are committed now, not at the (10 minutes) flush interval.
     wait_for("the requested commit of the sink's offsets", WAIT, || {
@@ -360,5 +395,19 @@ fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_and_request
         trace.contains("\tat fixture.FailingSinkTask.explode(FailingSinkTask.java:")
             && trace.contains("\tat fixture.FailingSinkTask.put(FailingSinkTask.java:"),
         "the Java stack trace: {trace}"
+    );
+
+    // SinkTaskContext.offset(): connect-rs cannot move the consumer yet, so the call fails (and
+    // with it the task) rather than being ignored, which could lose or repeat records.
+    wait_for("the rewinding sink task to fail", WAIT, || {
+        let r = running.client.get("/connectors/rewinding/status");
+        status = r.json();
+        r.status == 200 && status["tasks"][0]["state"] == "FAILED"
+    });
+    let trace = status["tasks"][0]["trace"].as_str().unwrap_or_default();
+    assert!(
+        trace.contains("SinkTaskContext.offset(lines-0, 0) is not supported")
+            && trace.contains("\tat fixture.RewindingSinkTask.open(RewindingSinkTask.java:"),
+        "the refusal and its Java stack trace: {trace}"
     );
 }

@@ -38,8 +38,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The task's {@code SinkTaskContext} keeps {@code configs()} and {@code assignment()} (from the opens and
  * closes); {@code timeout(ms)} delays the answer of a {@code put} that threw a {@code RetriableException} by
  * that long (connect-rs then redelivers the batch); {@code requestCommit()} is a notify to connect-rs, whose
- * sink loop commits after the current batch; {@code offset}, {@code pause} and {@code resume} are not
- * applied yet (a warning on the host's stderr says so);
+ * sink loop commits after the current batch; {@code offset} throws a {@code ConnectException} (connect-rs
+ * cannot move the consumer yet, and ignoring a rewind could lose records); {@code pause} and {@code resume}
+ * are not applied yet (a warning on the host's stderr says so: records keep coming, none is lost);
  * {@code errantRecordReporter()} is null, as Kafka allows.
  */
 public final class SinkRunners {
@@ -273,12 +274,12 @@ public final class SinkRunners {
 
         @Override
         public void offset(Map<TopicPartition, Long> offsets) {
-            notApplied("offset(" + offsets + ")");
+            refused("offset(" + offsets + ")");
         }
 
         @Override
         public void offset(TopicPartition tp, long offset) {
-            notApplied("offset(" + tp + ", " + offset + ")");
+            refused("offset(" + tp + ", " + offset + ")");
         }
 
         @Override
@@ -321,6 +322,16 @@ public final class SinkRunners {
         @Override
         public PluginMetrics pluginMetrics() {
             return null;
+        }
+
+        /**
+         * A call whose being ignored could lose or repeat records (a rewind the consumer never makes): the
+         * plugin's call fails, so the task fails with a clear trace instead.
+         */
+        private void refused(String call) {
+            throw new ConnectException("SinkTaskContext." + call + " is not supported by connect-rs's plugin host"
+                + " yet: the task's consumer cannot be moved to the offsets it asks for, and ignoring the call could"
+                + " lose or repeat records");
         }
 
         private void notApplied(String call) {
