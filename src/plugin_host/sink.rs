@@ -30,24 +30,23 @@ type PartitionOffsets = std::collections::BTreeMap<TopicPartition, i64>;
 use super::codec::{self, Encoder, SinkRecordMeta};
 use super::control::Inbound;
 use super::source::{connect_error, json_payload, JavaClass};
-use super::{intern::intern, ControlConn, JavaSourcePlugin, MessageType, PluginHost};
+use super::{ControlConn, JavaSourcePlugin, MessageType, PluginHost};
 
 /// Encoded records per `SINK_PUT` frame, about (a batch is split beyond it).
 const PUT_CHUNK_BYTES: usize = 1024 * 1024;
 
 /// A Java sink connector of `plugin.path`, as a [`SinkPlugin`].
 pub struct JavaSinkPlugin {
-    host: PluginHost,
-    java: JavaClass,
     desc: PluginDesc,
-    /// Runs the connector itself: its lifecycle is the source connectors' one.
+    /// Runs the connector itself (its lifecycle is the source connectors' one), and holds the
+    /// host and the class the tasks run with.
     lifecycle: JavaSourcePlugin,
 }
 
 impl std::fmt::Debug for JavaSinkPlugin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JavaSinkPlugin")
-            .field("java", &self.java)
+            .field("java", &self.lifecycle.java)
             .finish_non_exhaustive()
     }
 }
@@ -55,21 +54,13 @@ impl std::fmt::Debug for JavaSinkPlugin {
 impl JavaSinkPlugin {
     /// The sink connector `class` in `version`, found at `location`, run by `host`.
     pub fn new(host: PluginHost, class: &str, version: &str, location: &str) -> Self {
+        let lifecycle = JavaSourcePlugin::new(host, class, version, location);
         Self {
-            lifecycle: JavaSourcePlugin::new(host.clone(), class, version, location),
-            host,
             desc: PluginDesc {
-                class_name: intern(class),
                 kind: PluginKind::Sink,
-                version: intern(version),
-                // The Java connector names it when it starts; its task configurations carry it.
-                task_class: None,
+                ..lifecycle.desc()
             },
-            java: JavaClass {
-                class: class.to_owned(),
-                version: version.to_owned(),
-                location: location.to_owned(),
-            },
+            lifecycle,
         }
     }
 }
@@ -92,8 +83,8 @@ impl SinkPlugin for JavaSinkPlugin {
 
     fn new_task(&self) -> Box<dyn SinkTask> {
         Box::new(JavaSinkTask {
-            host: self.host.clone(),
-            java: self.java.clone(),
+            host: self.lifecycle.host.clone(),
+            java: self.lifecycle.java.clone(),
             running: None,
             encoder: Encoder::new(),
         })

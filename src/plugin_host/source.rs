@@ -60,8 +60,8 @@ impl JavaClass {
 
 /// A Java source connector of `plugin.path`, as a [`SourcePlugin`].
 pub struct JavaSourcePlugin {
-    host: PluginHost,
-    java: JavaClass,
+    pub(super) host: PluginHost,
+    pub(super) java: JavaClass,
     desc: PluginDesc,
 }
 
