@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::error::{complete, JsonBody, PathParams, QueryParams, RestError};
 use super::AppState;
+use crate::herder::validate::before_write::{self, RefusedConfig};
 use crate::herder::{ConnectorInfo, ConnectorStateInfo, HerderError, TargetState, TaskId};
 
 /// The query parameter that opts into connect-rs's task error counters in status bodies
@@ -133,8 +134,21 @@ async fn create_connector(
     let mut config = config_map(request.config.unwrap_or_default())?;
     let initial = initial_state(request.initial_state.as_deref())?;
     check_and_put_name(&name, &mut config)?;
+    check_java_connector(&state, &config).await?;
     let info = complete(state.herder.create_connector(&name, config, initial)).await?;
     Ok(created(&headers, &name, info))
+}
+
+/// A Java connector's configuration validated by its plugin before the herder writes it, as
+/// Kafka Connect validates before every create or update (400 with its message on errors).
+async fn check_java_connector(state: &AppState, config: &ConfigMap) -> Result<(), RestError> {
+    let w = &state.worker;
+    before_write::check_java_connector(&state.plugins, &w.converters, &w.providers, config)
+        .await
+        .map_err(|e| match e {
+            RefusedConfig::Invalid(message) => RestError::bad_request(message),
+            RefusedConfig::NotValidated(e) => e.into(),
+        })
 }
 
 /// `GET /connectors/{c}`.
@@ -164,6 +178,7 @@ async fn put_connector_config(
 ) -> Result<Response, RestError> {
     let mut config = config_map(body)?;
     check_and_put_name(&name, &mut config)?;
+    check_java_connector(&state, &config).await?;
     let (was_created, info) =
         complete(state.herder.put_connector_config(&name, config, true)).await?;
     if was_created {

@@ -12,6 +12,7 @@
 //! the plugin host, off the herder: callers await it) and `merge` how that part joins the
 //! framework's as Kafka's `validateConnectorPluginSpecifiedConfigs` joins them.
 
+pub mod before_write;
 pub mod entities;
 mod java_map;
 mod merge;
