@@ -7,6 +7,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod bad_input;
 mod codec;
 mod debezium;
 mod host_process;
