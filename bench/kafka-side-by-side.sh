@@ -201,52 +201,13 @@ L4J
 # The probe: waits for the system's pid, then polls the topic's end offset and the sink file.
 MONITOR=$RUN_DIR/monitor.py
 cat >"$MONITOR" <<'PY'
-import os, socket, struct, sys, time
+import os, sys, time
+sys.path.insert(0, os.environ["BENCH_LIB"])
+from kafka_probe import EndOffsetProbe
 
 (bootstrap, topic, out, expected, lines, first_len, timeout,
  result, pidfile, readyfile) = sys.argv[1:11]
 expected, lines, first_len, timeout = int(expected), int(lines), int(first_len), float(timeout)
-host, port = bootstrap.rsplit(":", 1)
-
-class Probe:
-    """End offset of TOPIC partition 0 through ListOffsets v1 (timestamp -1: the high watermark)."""
-    def __init__(self):
-        self.sock, self.corr = None, 0
-    def connect(self):
-        self.sock = socket.create_connection((host, int(port)), timeout=5)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    def recvn(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise EOFError("broker closed the connection")
-            buf += chunk
-        return buf
-    def end_offset(self):
-        """The end offset, 0 while the topic does not exist, None when the broker did not answer."""
-        try:
-            if self.sock is None:
-                self.connect()
-            self.corr += 1
-            t, client = topic.encode(), b"connect-rs-bench-probe"
-            req = struct.pack(">hhih", 2, 1, self.corr, len(client)) + client
-            req += struct.pack(">ii", -1, 1) + struct.pack(">h", len(t)) + t + struct.pack(">iiq", 1, 0, -1)
-            self.sock.sendall(struct.pack(">i", len(req)) + req)
-            (n,) = struct.unpack(">i", self.recvn(4))
-            r = self.recvn(n)
-            corr, _topics = struct.unpack_from(">ii", r, 0)
-            (tlen,) = struct.unpack_from(">h", r, 8)
-            p = 10 + tlen + 4
-            _part, err, _ts, off = struct.unpack_from(">ihqq", r, p)
-            if corr != self.corr:
-                raise EOFError("correlation id mismatch")
-            return off if err == 0 else 0
-        except (OSError, EOFError, struct.error):
-            if self.sock is not None:
-                self.sock.close()
-            self.sock = None
-            return None
 
 def alive(pid):
     try:
@@ -255,7 +216,7 @@ def alive(pid):
     except (OSError, IndexError):
         return False
 
-probe = Probe()
+probe = EndOffsetProbe(bootstrap, topic)
 if probe.end_offset() is None:
     sys.exit("probe: no answer from the broker at %s" % bootstrap)
 open(readyfile, "w").close()
@@ -361,7 +322,7 @@ run_pipeline() {
   result_set "$res" cmd "$(printf '%q ' "$@")"
   rm -f "$dir/probe.ready" "$dir/pid" "$dir/probe.result" "$dir/output.txt"
 
-  python3 "$MONITOR" "$BOOTSTRAP" "$topic" "$dir/output.txt" "$EXPECTED_BYTES" "$LINES" \
+  BENCH_LIB=$REPO/bench python3 "$MONITOR" "$BOOTSTRAP" "$topic" "$dir/output.txt" "$EXPECTED_BYTES" "$LINES" \
     "$(head -n1 "$INPUT" | wc -c)" "$TIMEOUT" "$dir/probe.result" "$dir/pid" "$dir/probe.ready" \
     >"$dir/probe.log" 2>&1 &
   MON_PID=$!
