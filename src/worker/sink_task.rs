@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use connect_api::{
-    ConfigMap, SinkPositions, SinkRecord, SinkTask, SinkTaskContext, TopicPartition,
+    ConfigMap, ConnectError, SinkPositions, SinkRecord, SinkTask, SinkTaskContext, TopicPartition,
 };
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
@@ -25,7 +25,9 @@ use super::record_converters::RecordConverters;
 use super::record_pipeline::{plain_sink_record, sink_record, StageTime};
 use super::settings::WorkerSettings;
 use super::throughput::record_bytes;
-use super::tolerance::ErrorHandler;
+use super::tolerance::{
+    classes::SINK_TASK as SINK_TASK_CLASS, ErrorHandler, Failure, Origin, Stage,
+};
 use super::transform_chain::TransformationChain;
 use crate::topics::{ConsumedRecord, PartitionOffsets, Revocation, Subscription, TopicConsumer};
 
@@ -272,8 +274,10 @@ impl SinkTaskRunner {
         let mut attempt = 0u32;
         loop {
             let count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
+            self.refuse_stale_errant_records()?;
             let put_started = std::time::Instant::now();
             let put = self.task.put(batch).await;
+            let errant = self.ctx.errant_records.take();
             self.activity
                 .metrics
                 .sink
@@ -281,9 +285,11 @@ impl SinkTaskRunner {
                 .observe(put_started.elapsed().as_secs_f64());
             match put {
                 Ok(()) => {
+                    self.handle_errant_records(polled, &kept, errant).await?;
                     self.activity.throughput.add("put", count, bytes);
                     return Ok(true);
                 }
+                // The records it reported come again with the redelivered batch.
                 Err(e) if e.is_retriable() => {
                     attempt += 1;
                     self.errors.counters().failure();
@@ -298,6 +304,60 @@ impl SinkTaskRunner {
                 }
                 Err(e) => return Err(TaskError::at("Task put")(e)),
             }
+        }
+    }
+
+    /// Handles the records the task reported as failed during its last `put` (Kafka Connect's
+    /// `ErrantRecordReporter`, its `TASK_PUT` stage of class `SinkTask`): logged and
+    /// dead-lettered as the policy says (durable before the batch counts as delivered), then
+    /// skipped with `errors.tolerance=all`, else the task fails. `kept` maps the batch's
+    /// indices to `polled`.
+    ///
+    /// # Errors
+    /// [`TaskError::Tolerance`] for a reported record not tolerated; a clear error for an
+    /// index outside the batch.
+    async fn handle_errant_records(
+        &mut self,
+        polled: &[ConsumedRecord],
+        kept: &[usize],
+        errant: Vec<connect_api::ErrantRecord>,
+    ) -> Result<(), TaskError> {
+        if errant.is_empty() {
+            return Ok(());
+        }
+        for report in errant {
+            let Some(record) = kept.get(report.index).and_then(|&i| polled.get(i)) else {
+                return Err(TaskError::at("Task put")(ConnectError::Other(format!(
+                    "the task reported record {} of a put of {} records as errant",
+                    report.index,
+                    kept.len()
+                ))));
+            };
+            let failure = Failure {
+                stage: Stage::TaskPut,
+                class_name: SINK_TASK_CLASS.to_owned(),
+                error: report.error,
+            };
+            self.errors
+                .fail_reported(failure, &Origin::Consumed(record))
+                .await?;
+        }
+        self.errors.flush().await
+    }
+
+    /// Fails the task when it reported errant records outside `put` (after it returned, e.g.
+    /// in `flush`): connect-rs cannot tell which records they were, and ignoring them could
+    /// lose them.
+    fn refuse_stale_errant_records(&self) -> Result<(), TaskError> {
+        let stale = self.ctx.errant_records.take();
+        match stale.first() {
+            None => Ok(()),
+            Some(first) => Err(TaskError::at("Task put")(ConnectError::Other(format!(
+                "the task reported {} errant record(s) outside put (the first: {}); connect-rs \
+                 handles the records a sink task reports during put only",
+                stale.len(),
+                first.error
+            )))),
         }
     }
 

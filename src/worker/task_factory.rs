@@ -263,6 +263,7 @@ impl TaskFactory {
                             cancel,
                             exact_by_default: self.settings.exact_sinks_by_default,
                             commit_request: Default::default(),
+                            errant_records: Default::default(),
                         },
                         converters,
                         transforms,

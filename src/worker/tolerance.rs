@@ -78,6 +78,8 @@ pub mod classes {
     pub const PRODUCER: &str = "org.apache.kafka.clients.producer.Producer";
     /// The class Kafka Connect names for the `KAFKA_CONSUME` stage.
     pub const CONSUMER: &str = "org.apache.kafka.clients.consumer.Consumer";
+    /// The class Kafka Connect names for a record a sink task reported as errant.
+    pub const SINK_TASK: &str = "org.apache.kafka.connect.sink.SinkTask";
 }
 
 /// A connector's dead letter queue settings.
@@ -429,6 +431,32 @@ impl ErrorHandler {
             self.counters.skipped();
             return Ok(());
         }
+        Err(TaskError::Tolerance {
+            stage: failure.stage.name(),
+            class_name: failure.class_name,
+            record: origin.describe(),
+            source: failure.error,
+        })
+    }
+
+    /// Handles a record the task itself reported as failed (Kafka's
+    /// `RetryWithToleranceOperator.executeFailed`): counted and reported as [`Self::fail`]
+    /// does, then tolerated with `errors.tolerance=all` whatever the error.
+    ///
+    /// # Errors
+    /// [`TaskError::Tolerance`] with `errors.tolerance=none`.
+    pub async fn fail_reported(
+        &mut self,
+        failure: Failure,
+        origin: &Origin<'_>,
+    ) -> Result<(), TaskError> {
+        self.counters.failure();
+        self.report(&failure, origin).await;
+        if self.policy.tolerate_all {
+            self.counters.skipped();
+            return Ok(());
+        }
+        self.counters.error();
         Err(TaskError::Tolerance {
             stage: failure.stage.name(),
             class_name: failure.class_name,

@@ -49,6 +49,45 @@ pub struct SinkTaskContext {
     /// Set by the task to have its offsets committed soon (Kafka Connect's
     /// `SinkTaskContext.requestCommit()`); the runtime commits after the current batch.
     pub commit_request: CommitRequest,
+    /// Records of the current `put` the task reports as failed (Kafka Connect's
+    /// `ErrantRecordReporter`); the runtime handles them by `errors.tolerance`, its log and
+    /// dead letter queue when `put` returns.
+    pub errant_records: ErrantRecords,
+}
+
+/// The records of a `put` a sink task could not write (Kafka Connect's
+/// `SinkTaskContext.errantRecordReporter()`), by their index in the batch `put` got: the task
+/// reports them during `put`, the runtime takes them when `put` returns and treats each as a
+/// failure of the `TASK_PUT` stage (tolerated with `errors.tolerance=all`: logged and
+/// dead-lettered, its offset committed; else the task fails).
+#[derive(Clone, Debug, Default)]
+pub struct ErrantRecords(Arc<std::sync::Mutex<Vec<ErrantRecord>>>);
+
+/// One record a sink task reported as failed.
+#[derive(Debug)]
+pub struct ErrantRecord {
+    /// Its index in the batch of the `put` that reported it.
+    pub index: usize,
+    /// Why the task could not write it.
+    pub error: crate::ConnectError,
+}
+
+impl ErrantRecords {
+    /// Reports the record at `index` of the current `put` batch as failed with `error`.
+    pub fn report(&self, index: usize, error: crate::ConnectError) {
+        self.lock().push(ErrantRecord { index, error });
+    }
+
+    /// The records reported since the last call, in the order reported.
+    pub fn take(&self) -> Vec<ErrantRecord> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ErrantRecord>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// A sink task's request for an offset commit (Kafka Connect's

@@ -28,9 +28,10 @@ pub use config_def::{
     Validator, Width,
 };
 pub use connector::{
-    identical_task_configs, CommitRequest, ExactlyOnceSupport, InputProgress, OffsetReader,
-    SinkConnector, SinkPositions, SinkTask, SinkTaskContext, SourceConnector, SourceOffsetChange,
-    SourceTask, SourceTaskContext, TopicPartition, MAX_IDENTICAL_TASKS,
+    identical_task_configs, CommitRequest, ErrantRecord, ErrantRecords, ExactlyOnceSupport,
+    InputProgress, OffsetReader, SinkConnector, SinkPositions, SinkTask, SinkTaskContext,
+    SourceConnector, SourceOffsetChange, SourceTask, SourceTaskContext, TopicPartition,
+    MAX_IDENTICAL_TASKS,
 };
 pub use connector_context::{ConnectorContext, ConnectorControl};
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};

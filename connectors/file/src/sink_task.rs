@@ -489,6 +489,7 @@ mod tests {
             cancel: Default::default(),
             exact_by_default: false,
             commit_request: Default::default(),
+            errant_records: Default::default(),
         }
     }
 

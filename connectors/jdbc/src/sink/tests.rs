@@ -125,6 +125,7 @@ fn ctx() -> SinkTaskContext {
         cancel: Default::default(),
         exact_by_default: false,
         commit_request: Default::default(),
+        errant_records: Default::default(),
     }
 }
 
