@@ -15,3 +15,4 @@ mod scan;
 mod sink;
 mod source;
 mod validate;
+mod worker_kills;
