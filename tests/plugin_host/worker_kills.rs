@@ -30,7 +30,7 @@ const TOPIC: &str = "seq";
 /// A `plugin.path` in `w` with only the Verifiable connectors' location (a link to it): each
 /// start of the worker scans it, and the other fetched plugins (Debezium) would make every
 /// start seconds longer.
-fn verifiable_plugin_path(w: &Workdir) -> std::path::PathBuf {
+pub(crate) fn verifiable_plugin_path(w: &Workdir) -> std::path::PathBuf {
     let dir = w.path("plugins");
     std::fs::create_dir_all(&dir).expect("plugins dir");
     std::os::unix::fs::symlink(&plugin_jars().verifiable, dir.join("verifiable"))
@@ -117,7 +117,7 @@ fn resumed_from(log: &str) -> Option<u64> {
 
 /// The live processes (zombies aside) whose current directory is `dir`: a worker started in
 /// it and its plugin host JVM, which inherits it.
-fn processes_in(dir: &Path) -> Vec<u32> {
+pub(crate) fn processes_in(dir: &Path) -> Vec<u32> {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
