@@ -211,9 +211,13 @@ fn three_workers_share_java_plugin_tasks_and_a_killed_workers_tasks_move_with_no
         .map(|s| placement(s).get(&victim_id).copied().unwrap_or(0))
         .sum();
     let before = topic_seqnos(&TopicReader::new(&broker), &topic);
+    let victim_dir = cluster.workers[victim].dir.dir.path().to_owned();
+    assert!(
+        processes_in(&victim_dir).len() >= 2,
+        "the victim and its plugin host JVM run in its directory"
+    );
     cluster.kill9(victim);
     let killed_at = Instant::now();
-    let victim_dir = cluster.workers[victim].dir.dir.path().to_owned();
     wait_for(
         "the killed worker's plugin host JVM to die with it",
         Duration::from_secs(20),

@@ -147,9 +147,7 @@ struct Runs<'a> {
 
 impl<'a> Runs<'a> {
     fn start(&self) -> Running {
-        let running = start(self.w, &self.files);
-        eprintln!("worker started (pid {})", running.child.id());
-        running
+        start(self.w, &self.files)
     }
 
     /// SIGKILLs the worker; its JVM must die with it (no process is left in the workdir).
