@@ -72,6 +72,10 @@ impl MessageType {
     pub const SINK_STOP: Self = Self(35);
     /// Notify (Java to Rust), target the sink task: `SinkTaskContext.requestCommit()`.
     pub const SINK_REQUEST_COMMIT: Self = Self(36);
+    /// Notify (Java to Rust), target the sink task: its `ErrantRecordReporter.report(record,
+    /// error)` during `put`: `{"index","error"}`, the record's index in the put batch (-1 when
+    /// it was none of the batch) and the error as in an `ERR` payload.
+    pub const SINK_ERRANT_RECORD: Self = Self(37);
 
     /// The protocol version both sides speak (in `HELLO`).
     pub const PROTOCOL_VERSION: u32 = 1;
@@ -104,6 +108,7 @@ impl MessageType {
             Self::SINK_CLOSE => "SINK_CLOSE".into(),
             Self::SINK_STOP => "SINK_STOP".into(),
             Self::SINK_REQUEST_COMMIT => "SINK_REQUEST_COMMIT".into(),
+            Self::SINK_ERRANT_RECORD => "SINK_ERRANT_RECORD".into(),
             Self(n) => format!("type {n}"),
         }
     }

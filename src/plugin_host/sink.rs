@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use connect_api::{
-    CommitRequest, ConfigDef, ConfigMap, ConnectError, ConnectorContext, PluginDesc, PluginKind,
-    SinkConnector, SinkPlugin, SinkRecord, SinkTask, SinkTaskContext, SourceConnector,
+    CommitRequest, ConfigDef, ConfigMap, ConnectError, ConnectorContext, ErrantRecords, PluginDesc,
+    PluginKind, SinkConnector, SinkPlugin, SinkRecord, SinkTask, SinkTaskContext, SourceConnector,
     SourcePlugin, TopicPartition,
 };
 use serde_json::json;
@@ -125,9 +125,19 @@ pub struct JavaSinkTask {
     encoder: Encoder,
 }
 
-/// The host's messages to a sink task: its `requestCommit()`.
+/// The host's messages to a sink task: its `requestCommit()` and the records its
+/// `ErrantRecordReporter` reports.
 struct SinkTaskInbound {
     commit_request: CommitRequest,
+    errant_records: ErrantRecords,
+}
+
+/// A `SINK_ERRANT_RECORD` body.
+#[derive(serde::Deserialize)]
+struct ErrantReport {
+    /// The record's index in the put batch; -1 when it was none of the batch.
+    index: i64,
+    error: super::JavaError,
 }
 
 impl Inbound for SinkTaskInbound {
@@ -135,9 +145,24 @@ impl Inbound for SinkTaskInbound {
         Err(format!("sink tasks take no {} request", kind.name()))
     }
 
-    fn notify(&self, kind: MessageType, _body: &[u8]) {
+    fn notify(&self, kind: MessageType, body: &[u8]) {
         if kind == MessageType::SINK_REQUEST_COMMIT {
             self.commit_request.request();
+        } else if kind == MessageType::SINK_ERRANT_RECORD {
+            // An unreadable report still fails the record's batch: none is lost unseen.
+            let (index, error) = match serde_json::from_slice::<ErrantReport>(body) {
+                Ok(r) => (
+                    usize::try_from(r.index).unwrap_or(usize::MAX),
+                    super::source::java_error(&r.error),
+                ),
+                Err(e) => (
+                    usize::MAX,
+                    ConnectError::Other(format!(
+                        "an errant record report that cannot be read: {e}"
+                    )),
+                ),
+            };
+            self.errant_records.report(index, error);
         }
     }
 }
@@ -226,6 +251,7 @@ impl SinkTask for JavaSinkTask {
             &id,
             Arc::new(SinkTaskInbound {
                 commit_request: ctx.commit_request.clone(),
+                errant_records: ctx.errant_records.clone(),
             }),
         );
         let started = conn

@@ -136,7 +136,7 @@ pub(super) fn connect_error(what: &str, e: HostError) -> ConnectError {
 }
 
 /// A Java exception as a [`ConnectError`]: the full `printStackTrace` text.
-fn java_error(j: &JavaError) -> ConnectError {
+pub(super) fn java_error(j: &JavaError) -> ConnectError {
     let text = if j.trace.trim().is_empty() {
         j.to_string()
     } else {

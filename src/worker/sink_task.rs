@@ -328,9 +328,10 @@ impl SinkTaskRunner {
         for report in errant {
             let Some(record) = kept.get(report.index).and_then(|&i| polled.get(i)) else {
                 return Err(TaskError::at("Task put")(ConnectError::Other(format!(
-                    "the task reported record {} of a put of {} records as errant",
-                    report.index,
-                    kept.len()
+                    "the task reported a record as errant that was not one of the {} records of \
+                     its put: {}",
+                    kept.len(),
+                    report.error
                 ))));
             };
             let failure = Failure {

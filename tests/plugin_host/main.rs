@@ -11,6 +11,7 @@ mod bad_input;
 mod codec;
 mod debezium;
 mod distributed;
+mod errant;
 mod host_process;
 mod plugin_path;
 mod scan;

@@ -21,11 +21,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -41,7 +43,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * sink loop commits after the current batch; {@code offset} throws a {@code ConnectException} (connect-rs
  * cannot move the consumer yet, and ignoring a rewind could lose records); {@code pause} and {@code resume}
  * are not applied yet (a warning on the host's stderr says so: records keep coming, none is lost);
- * {@code errantRecordReporter()} is null, as Kafka allows.
+ * {@code errantRecordReporter()} reports a record of the running {@code put} to connect-rs, which handles it
+ * when {@code put} returns as Kafka does (log, dead letter queue, {@code errors.tolerance}).
  */
 public final class SinkRunners {
     private SinkRunners() {}
@@ -184,6 +187,7 @@ public final class SinkRunners {
                 throw e;
             }
             try {
+                t.context.putting(records);
                 t.task.put(records);
             } catch (Throwable e) {
                 t.decoder = new Decoder();
@@ -193,6 +197,8 @@ public final class SinkRunners {
                     Thread.sleep(timeout);
                 }
                 throw e;
+            } finally {
+                t.context.putting(null);
             }
             return new byte[0];
         });
@@ -314,9 +320,55 @@ public final class SinkRunners {
             }
         }
 
+        /** The records of the {@code put} running now, by identity; null between puts. */
+        private volatile IdentityHashMap<SinkRecord, Integer> batch;
+        private volatile List<SinkRecord> batchList;
+
+        void putting(List<SinkRecord> records) {
+            if (records == null) {
+                batch = null;
+                batchList = null;
+                return;
+            }
+            IdentityHashMap<SinkRecord, Integer> byIdentity = new IdentityHashMap<>(records.size() * 2);
+            for (int i = 0; i < records.size(); i++) {
+                byIdentity.put(records.get(i), i);
+            }
+            batchList = records;
+            batch = byIdentity;
+        }
+
+        /** The index of {@code record} in the running put (the same object, else an equal one); -1 if none. */
+        private int indexOf(SinkRecord record) {
+            IdentityHashMap<SinkRecord, Integer> b = batch;
+            List<SinkRecord> list = batchList;
+            if (b == null || list == null) {
+                return -1;
+            }
+            Integer i = b.get(record);
+            return i != null ? i : list.indexOf(record);
+        }
+
+        /**
+         * Kafka Connect's reporter: connect-rs handles a reported record of the running {@code put} as a
+         * {@code TASK_PUT} failure (log, dead letter queue, {@code errors.tolerance}) when {@code put} returns;
+         * the future is complete at once (the dead letter queue is durable before the batch's offsets are
+         * committed).
+         */
         @Override
         public ErrantRecordReporter errantRecordReporter() {
-            return null;
+            return (record, error) -> {
+                StringBuilder body = new StringBuilder(256);
+                body.append("{\"index\":").append(indexOf(record)).append(",\"error\":");
+                body.append(new String(JavaErrors.payload(error), StandardCharsets.UTF_8)).append('}');
+                try {
+                    io.connectrs.host.Main.notifyRust(MessageType.SINK_ERRANT_RECORD,
+                        Runners.targeted(id, body.toString().getBytes(StandardCharsets.UTF_8)));
+                } catch (java.io.IOException e) {
+                    throw new ConnectException("connect-rs is gone", e);
+                }
+                return CompletableFuture.completedFuture(null);
+            };
         }
 
         @Override

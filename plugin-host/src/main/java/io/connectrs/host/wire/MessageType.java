@@ -64,6 +64,12 @@ public final class MessageType {
     public static final int SINK_STOP = 35;
     /** Notify (Java to Rust), target the sink task: {@code SinkTaskContext.requestCommit()}. */
     public static final int SINK_REQUEST_COMMIT = 36;
+    /**
+     * Notify (Java to Rust), target the sink task: {@code ErrantRecordReporter.report(record, error)} during
+     * {@code put}: {@code {"index","error"}} (the record's index in the put batch, -1 when none; the error as
+     * in an ERR payload).
+     */
+    public static final int SINK_ERRANT_RECORD = 37;
 
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
@@ -96,6 +102,7 @@ public final class MessageType {
             case SINK_CLOSE: return "SINK_CLOSE";
             case SINK_STOP: return "SINK_STOP";
             case SINK_REQUEST_COMMIT: return "SINK_REQUEST_COMMIT";
+            case SINK_ERRANT_RECORD: return "SINK_ERRANT_RECORD";
             default: return "type " + type;
         }
     }
