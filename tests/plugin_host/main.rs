@@ -9,6 +9,7 @@ mod support;
 
 mod codec;
 mod debezium;
+mod faults;
 mod host_process;
 mod plugin_path;
 mod scan;
