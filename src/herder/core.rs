@@ -129,24 +129,28 @@ impl HerderCore {
                     Some(Ok(planned)) => planned,
                     Some(Err(e)) => return self.fail(&name, e.to_string()),
                 };
-                let mut running = self.worker.task_reports(&name);
-                running.sort_by_key(|t| t.id);
-                let current: Vec<&ConfigMap> = running.iter().map(|t| &t.config).collect();
-                if current.len() == planned.len()
-                    && current.iter().zip(&planned).all(|(a, b)| *a == b)
-                {
-                    return;
-                }
-                info!(connector = %name, tasks = planned.len(), "Reconfiguring the connector's tasks.");
-                if let Err(e) = self.worker.replace_tasks(&name, planned).await {
-                    self.fail(&name, e.to_string());
+                if let Some(failure) = self.replace_changed_tasks(&name, planned).await {
+                    self.fail(&name, failure);
                 }
             }
             ConnectorEvent::Failed(name, message) => self.fail(&name, message),
+            ConnectorEvent::InstanceLost(name, reason) => {
+                if !self.worker.runs_connector(&name) {
+                    return;
+                }
+                warn!(connector = %name, reason = %reason, "The connector's instance was lost; starting a new one (its tasks keep running).");
+                self.worker.stop_connector_instance(&name).await;
+                self.start_stored(&name);
+            }
             ConnectorEvent::Started(outcome) => {
                 let name = outcome.connector().to_owned();
                 let failure = match self.worker.finish_connector_start(outcome) {
                     None => return,
+                    // Tasks that still run (only the instance was started again, after it
+                    // was lost) are replaced only when the new plan differs.
+                    Some(Ok((_, task_configs))) if !self.worker.task_reports(&name).is_empty() => {
+                        self.replace_changed_tasks(&name, task_configs).await
+                    }
                     Some(Ok((spec, task_configs))) => self
                         .worker
                         .start_tasks(&spec, task_configs)
@@ -162,6 +166,27 @@ impl HerderCore {
                 }
             }
         }
+    }
+
+    /// Replaces connector `name`'s running tasks by `planned` when their configurations
+    /// differ; the failure, if the replacement failed.
+    async fn replace_changed_tasks(
+        &mut self,
+        name: &str,
+        planned: Vec<ConfigMap>,
+    ) -> Option<String> {
+        let mut running = self.worker.task_reports(name);
+        running.sort_by_key(|t| t.id);
+        let current: Vec<&ConfigMap> = running.iter().map(|t| &t.config).collect();
+        if current.len() == planned.len() && current.iter().zip(&planned).all(|(a, b)| *a == b) {
+            return None;
+        }
+        info!(connector = %name, tasks = planned.len(), "Reconfiguring the connector's tasks.");
+        self.worker
+            .replace_tasks(name, planned)
+            .await
+            .err()
+            .map(|e| e.to_string())
     }
 
     /// Holds `waiter` until connector `name`'s start ends, when one is under way here; calls

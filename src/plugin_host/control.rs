@@ -53,6 +53,8 @@ struct Inner {
     pending: Mutex<Result<HashMap<u32, Reply>, Death>>,
     next_corr: AtomicU32,
     died_at: OnceLock<Instant>,
+    /// Turns true once every request failed with the JVM's death.
+    dead: tokio::sync::watch::Sender<bool>,
     /// Set by [`ControlConn::close`]: the end that follows is expected.
     closing: std::sync::atomic::AtomicBool,
     /// Asks the supervisor to kill the JVM, with the reason.
@@ -103,6 +105,12 @@ impl ControlConn {
     /// When connect-rs saw the JVM end.
     pub fn died_at(&self) -> Option<Instant> {
         self.inner.died_at.get().copied()
+    }
+
+    /// Whether connect-rs closed the connection ([`Self::close`]): an end that follows is a stop,
+    /// not a death.
+    pub fn is_closing(&self) -> bool {
+        self.inner.closing.load(Ordering::Relaxed)
     }
 
     /// Whether the JVM still runs, as far as connect-rs knows.
@@ -211,17 +219,21 @@ impl ControlConn {
 
     /// Waits until the JVM has ended and its requests have failed.
     pub async fn wait_dead(&self) -> Death {
-        loop {
-            if let Some(d) = self.death() {
-                return d;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let mut dead = self.inner.dead.subscribe();
+        // True once the death is recorded; the sender lives in `self`, so this waits for it.
+        let _ = dead.wait_for(|d| *d).await;
+        self.death().unwrap_or_else(|| Death {
+            generation: self.inner.generation,
+            status: "unknown".into(),
+            cause: "the control connection was dropped".into(),
+            stderr: Vec::new(),
+        })
     }
 
     fn fail_all(&self, death: Death) {
-        let waiting = std::mem::replace(&mut *lock(&self.inner.pending), Err(death.clone()));
         let _ = self.inner.died_at.set(Instant::now());
+        let waiting = std::mem::replace(&mut *lock(&self.inner.pending), Err(death.clone()));
+        self.inner.dead.send_replace(true);
         if let Ok(waiting) = waiting {
             for (_, reply) in waiting {
                 let _ = reply.send(Err(HostError::Died(death.clone())));
@@ -330,6 +342,7 @@ pub async fn connect(
             pending: Mutex::new(Ok(HashMap::new())),
             next_corr: AtomicU32::new(1),
             died_at: OnceLock::new(),
+            dead: tokio::sync::watch::channel(false).0,
             closing: std::sync::atomic::AtomicBool::new(false),
             kill: kill_tx,
             targets: Mutex::new(HashMap::new()),

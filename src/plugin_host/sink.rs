@@ -340,7 +340,8 @@ impl SinkTask for JavaSinkTask {
     }
 
     async fn close(&mut self, partitions: &[TopicPartition]) -> connect_api::Result<()> {
-        if self.running.is_none() {
+        // Nothing to close in a JVM that died (its task died with it).
+        if !self.running.as_ref().is_some_and(|(_, c)| c.is_alive()) {
             return Ok(());
         }
         let id = self.running()?.0.clone();
@@ -357,6 +358,11 @@ impl SinkTask for JavaSinkTask {
         let Some((id, conn)) = self.running.take() else {
             return Ok(());
         };
+        if !conn.is_alive() {
+            // It died with its JVM: nothing is left to stop.
+            conn.unregister_target(&id);
+            return Ok(());
+        }
         let stopped = conn
             .request(MessageType::SINK_STOP, json_payload(&json!({ "task": id })))
             .await;

@@ -111,6 +111,7 @@ impl SourcePlugin for JavaSourcePlugin {
             ctx: None,
             started: None,
             configs: Arc::new(Mutex::new(Vec::new())),
+            watcher: None,
         })
     }
 
@@ -126,10 +127,13 @@ impl SourcePlugin for JavaSourcePlugin {
 }
 
 /// A [`ConnectError`] for a failed call: a Java exception is its stack trace (Kafka's status
-/// `trace`), other failures say what was being done.
+/// `trace`), other failures say what was being done. A JVM that died took the instance with
+/// it: [`ConnectError::InstanceLost`], so that the worker starts a new one (on a new JVM)
+/// rather than calling the dead one again.
 pub(super) fn connect_error(what: &str, e: HostError) -> ConnectError {
     match e {
         HostError::Remote(j) => java_error(&j),
+        e @ HostError::Died(_) => ConnectError::InstanceLost(format!("{what}: {e}")),
         e if e.is_retriable() => ConnectError::Retriable(format!("{what}: {e}")),
         e => ConnectError::Other(format!("{what}: {e}")),
     }
@@ -162,6 +166,27 @@ struct Planned {
 #[derive(serde::Deserialize)]
 struct Started {
     task_class: Option<String>,
+}
+
+/// Reports the loss of connector `name`'s instance through `ctx` when `conn`'s JVM dies (not
+/// when connect-rs closes it); aborted when the connector stops.
+fn watch_host(
+    name: String,
+    conn: ControlConn,
+    ctx: ConnectorContext,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let death = tokio::select! {
+            death = conn.wait_dead() => death,
+            () = ctx.cancel().cancelled() => return,
+        };
+        if conn.is_closing() {
+            return;
+        }
+        ctx.instance_lost(ConnectError::InstanceLost(format!(
+            "Java connector {name}: {death}"
+        )));
+    })
 }
 
 /// A running connector: its name, JVM connection, `tasks.max` and task class.
@@ -210,6 +235,16 @@ pub struct JavaSourceConnector {
     started: Option<RunningConnector>,
     /// The last task configurations fetched from Java.
     configs: Arc<Mutex<Vec<ConfigMap>>>,
+    /// Reports the JVM's death while the connector runs.
+    watcher: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for JavaSourceConnector {
+    fn drop(&mut self) {
+        if let Some(w) = self.watcher.take() {
+            w.abort();
+        }
+    }
 }
 
 /// The host's messages to a connector: reconfiguration requests and raised errors.
@@ -299,6 +334,7 @@ impl SourceConnector for JavaSourceConnector {
             task_class: started.task_class,
         };
         self.started = Some(running.clone());
+        let ctx_for_watch = ctx.clone();
         conn.register_target(
             &name,
             Arc::new(ConnectorInbound {
@@ -310,6 +346,7 @@ impl SourceConnector for JavaSourceConnector {
         match running.fetch_configs().await {
             Ok(configs) => {
                 *self.configs.lock().unwrap_or_else(|e| e.into_inner()) = configs;
+                self.watcher = Some(watch_host(name, conn, ctx_for_watch));
                 Ok(())
             }
             Err(e) => {
@@ -326,10 +363,17 @@ impl SourceConnector for JavaSourceConnector {
     }
 
     async fn stop(&mut self) -> connect_api::Result<()> {
+        if let Some(w) = self.watcher.take() {
+            w.abort();
+        }
         let Some(running) = self.started.take() else {
             return Ok(());
         };
         running.conn.unregister_target(&running.name);
+        if !running.conn.is_alive() {
+            // It died with its JVM: nothing is left to stop.
+            return Ok(());
+        }
         running
             .conn
             .request(
@@ -494,6 +538,11 @@ impl SourceTask for JavaSourceTask {
         let Some((id, conn)) = self.running.take() else {
             return Ok(());
         };
+        if !conn.is_alive() {
+            // It died with its JVM: nothing is left to stop.
+            conn.unregister_target(&id);
+            return Ok(());
+        }
         let stopped = conn
             .request(MessageType::TASK_STOP, json_payload(&json!({ "task": id })))
             .await;

@@ -1,5 +1,5 @@
 //! What running connectors ask of the runtime through their [`ConnectorContext`]: to plan
-//! their tasks again, or to be marked failed; and the end of each connector start the worker
+//! their tasks again, to be marked failed, or a new instance after theirs was lost; and the end of each connector start the worker
 //! began without waiting for it. The worker hands each connector a context that sends here;
 //! the herder (standalone or distributed) takes the receiver and answers.
 
@@ -17,6 +17,11 @@ pub enum ConnectorEvent {
     Reconfigure(String),
     /// Connector `0` failed in the background with message `1` (Kafka Connect's `raiseError`).
     Failed(String, String),
+    /// Connector `0`'s instance was lost for reason `1` (the plugin host JVM that ran it died):
+    /// the herder restarts the instance where it runs and replaces its tasks only when the new
+    /// instance plans other configurations (the tasks restart on their own, from their
+    /// committed offsets).
+    InstanceLost(String, String),
     /// A start begun with [`Worker::begin_connector_start`](super::Worker::begin_connector_start)
     /// ended (started, failed, timed out or abandoned); the herder hands it back to
     /// [`Worker::finish_connector_start`](super::Worker::finish_connector_start).
@@ -78,6 +83,13 @@ impl ConnectorControl for Sender {
             error.to_string(),
         ));
     }
+
+    fn instance_lost(&self, connector: &str, error: ConnectError) {
+        let _ = self.0.send(ConnectorEvent::InstanceLost(
+            connector.to_owned(),
+            error.to_string(),
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +105,7 @@ mod tests {
         let b = events.context("b", CancellationToken::new());
         b.request_task_reconfiguration();
         a.raise_error(ConnectError::Other("boom".into()));
+        b.instance_lost(ConnectError::InstanceLost("JVM died".into()));
         match rx.recv().await.unwrap() {
             ConnectorEvent::Reconfigure(n) => assert_eq!(n, "b"),
             other => panic!("{other:?}"),
@@ -101,6 +114,12 @@ mod tests {
             ConnectorEvent::Failed(n, m) => {
                 assert_eq!(n, "a");
                 assert!(m.contains("boom"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match rx.recv().await.unwrap() {
+            ConnectorEvent::InstanceLost(n, m) => {
+                assert_eq!((n.as_str(), m.as_str()), ("b", "JVM died"))
             }
             other => panic!("{other:?}"),
         }

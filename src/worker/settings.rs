@@ -39,7 +39,8 @@ pub struct WorkerSettings {
 pub struct RestartPolicy {
     /// Whether to restart at all.
     pub enabled: bool,
-    /// Restarts after consecutive failures, at most.
+    /// Restarts after consecutive failures, at most (a run that lasted `max_backoff` or more
+    /// ends a series).
     pub max_attempts: u32,
     /// Delay before the first restart; doubled for each further one.
     pub initial_backoff: Duration,

@@ -289,8 +289,9 @@ impl SinkTaskRunner {
                     self.activity.throughput.add("put", count, bytes);
                     return Ok(true);
                 }
-                // The records it reported come again with the redelivered batch.
-                Err(e) if e.is_retriable() => {
+                // A lost instance (its plugin host died) fails the task, to be restarted; the
+                // records it reported come again with the redelivered batch.
+                Err(e) if e.is_retriable_in_place() => {
                     attempt += 1;
                     self.errors.counters().failure();
                     let delay = self.errors.policy().backoff(attempt, Instant::now(), None);

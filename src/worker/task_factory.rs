@@ -284,7 +284,10 @@ impl TaskFactory {
 }
 
 /// Runs task `i` (starting with `first`) and restarts it after retriable failures, as the
-/// worker's restart policy allows.
+/// worker's restart policy allows. `task.restart.max.attempts` bounds consecutive failures: a
+/// run that lasted at least `task.restart.max.backoff.ms` was healthy, and the count starts
+/// again after it (a plugin host JVM that dies now and then must not leave its tasks FAILED
+/// for good after the tenth time).
 pub async fn supervise(
     factory: Arc<TaskFactory>,
     i: usize,
@@ -297,6 +300,7 @@ pub async fn supervise(
     let mut run = first;
     let mut attempt = 0u32;
     loop {
+        let run_started = std::time::Instant::now();
         let result = run.await;
         let error = match result {
             Ok(()) => {
@@ -310,6 +314,9 @@ pub async fn supervise(
             Err(e) => e,
         };
         let shown = factory.redact(&format!("{error:#}"));
+        if run_started.elapsed() >= policy.max_backoff {
+            attempt = 0;
+        }
         if !(policy.enabled && error.is_retriable() && attempt < policy.max_attempts)
             || cancel.is_cancelled()
         {

@@ -75,6 +75,116 @@ impl SourceTask for FlakyTask {
     }
 }
 
+/// A source whose every task instance polls once, for [`LOST_AFTER`], then loses its
+/// instance (as when the plugin host JVM that ran it dies).
+struct Lost {
+    instances: Arc<AtomicUsize>,
+    polls: Arc<AtomicUsize>,
+}
+
+const LOST_AFTER: Duration = Duration::from_millis(80);
+
+struct LostTask {
+    polls: Arc<AtomicUsize>,
+}
+
+#[async_trait]
+impl SourceTask for LostTask {
+    async fn start(&mut self, _: SourceTaskContext, _: &ConfigMap) -> ConnectResult<()> {
+        Ok(())
+    }
+    async fn poll(&mut self) -> ConnectResult<Vec<SourceRecord>> {
+        self.polls.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(LOST_AFTER).await;
+        Err(ConnectError::InstanceLost(
+            "the process running the task died".into(),
+        ))
+    }
+    async fn stop(&mut self) -> ConnectResult<()> {
+        Ok(())
+    }
+}
+
+impl SourcePlugin for Lost {
+    fn desc(&self) -> PluginDesc {
+        test_desc(
+            "test.LostSourceConnector",
+            PluginKind::Source,
+            "test.LostSourceTask",
+        )
+    }
+    fn config_def(&self) -> ConfigDef {
+        ConfigDef::new()
+    }
+    fn new_connector(&self) -> Box<dyn SourceConnector> {
+        Box::new(FlakyConnector)
+    }
+    fn new_task(&self) -> Box<dyn SourceTask> {
+        self.instances.fetch_add(1, Ordering::SeqCst);
+        Box::new(LostTask {
+            polls: self.polls.clone(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_lost_task_instance_is_replaced_not_polled_again_and_healthy_runs_reset_the_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let lost = Arc::new(Lost {
+        instances: Arc::new(AtomicUsize::new(0)),
+        polls: Arc::new(AtomicUsize::new(0)),
+    });
+    let plugin: Arc<dyn SourcePlugin> = lost.clone();
+    let plugins = Arc::new(PluginRegistry::new(
+        vec![plugin.clone()],
+        Vec::<Arc<dyn SinkPlugin>>::new(),
+        crate::converters::builtin_converters(),
+        Vec::new(),
+        Vec::new(),
+    ));
+    let log = LocalLog::open(&dir.path().join("log"), 1).unwrap();
+    let offsets = Arc::new(FileOffsetStore::open(&dir.path().join("offsets.json")).unwrap());
+    // Each run lasts longer than the longest backoff: none of the failures is consecutive.
+    let settings = WorkerSettings {
+        restart: RestartPolicy {
+            enabled: true,
+            max_attempts: 2,
+            initial_backoff: Duration::from_millis(10),
+            max_backoff: Duration::from_millis(50),
+        },
+        ..WorkerSettings::default()
+    };
+    let mut worker = Worker::new(settings, plugins, offsets, log.clone());
+    worker
+        .start_connector(string_spec("lost", ConnectorPlugin::Source(plugin), None))
+        .await
+        .unwrap();
+    for _ in 0..500 {
+        let report = &worker.task_reports("lost")[0];
+        if lost.instances.load(Ordering::SeqCst) >= 5 || report.activity == Activity::Failed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let report = worker.task_reports("lost").remove(0);
+    worker.stop().await;
+    log.close().await;
+    let (instances, polls) = (
+        lost.instances.load(Ordering::SeqCst),
+        lost.polls.load(Ordering::SeqCst),
+    );
+    assert_ne!(report.activity, Activity::Failed, "{:?}", report.error);
+    assert!(
+        instances >= 5,
+        "{instances} instances: restarted past max_attempts"
+    );
+    // A lost instance is never polled again (the last one may not have polled yet).
+    assert!(
+        polls == instances || polls + 1 == instances,
+        "{polls} polls of {instances} instances"
+    );
+}
+
 /// A test plugin's description.
 fn test_desc(class_name: &'static str, kind: PluginKind, task: &'static str) -> PluginDesc {
     PluginDesc {

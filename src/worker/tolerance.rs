@@ -192,7 +192,7 @@ pub fn exception_class(e: &ConnectError) -> &'static str {
         ConnectError::Data(_) => "org.apache.kafka.connect.errors.DataException",
         ConnectError::Retriable(_) => "org.apache.kafka.connect.errors.RetriableException",
         ConnectError::Config { .. } => "org.apache.kafka.common.config.ConfigException",
-        ConnectError::Io { .. } | ConnectError::Other(_) => {
+        ConnectError::Io { .. } | ConnectError::InstanceLost(_) | ConnectError::Other(_) => {
             "org.apache.kafka.connect.errors.ConnectException"
         }
     }
@@ -389,7 +389,7 @@ impl ErrorHandler {
         let mut attempt = 1u32;
         let mut error = first;
         loop {
-            if error.is_retriable() && deadline.is_none_or(|d| Instant::now() < d) {
+            if error.is_retriable_in_place() && deadline.is_none_or(|d| Instant::now() < d) {
                 self.counters.failure();
                 let delay = self.policy.backoff(attempt, Instant::now(), deadline);
                 tokio::select! {
@@ -426,7 +426,9 @@ impl ErrorHandler {
         self.counters.failure();
         self.counters.error();
         self.report(&failure, origin).await;
-        let tolerable = failure.stage.tolerates_any() || failure.error.is_retriable();
+        // A lost instance (its plugin host died) is no record's fault: never skipped.
+        let tolerable = !failure.error.is_instance_lost()
+            && (failure.stage.tolerates_any() || failure.error.is_retriable());
         if self.policy.tolerate_all && tolerable {
             self.counters.skipped();
             return Ok(());

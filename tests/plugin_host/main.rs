@@ -12,6 +12,7 @@ mod codec;
 mod debezium;
 mod distributed;
 mod errant;
+mod faults;
 mod host_process;
 mod plugin_path;
 mod scan;

@@ -42,7 +42,7 @@ fn offset_in(line: &str) -> Option<u64> {
 
 /// The (seqno, Kafka offset) of each record VerifiableSinkTask got in `put` (its JSON lines
 /// with `sinkTask` and without `flushed`), in log order.
-fn sink_puts(log: &str) -> Vec<(u64, u64)> {
+pub(crate) fn sink_puts(log: &str) -> Vec<(u64, u64)> {
     log.lines()
         .filter(|l| l.contains("\"sinkTask\"") && !l.contains("\"flushed\""))
         .filter_map(|l| Some((seqno_in(l)?, offset_in(l)?)))

@@ -18,7 +18,7 @@ const WAIT: Duration = Duration::from_secs(120);
 const VERIFIABLE: &str = "org.apache.kafka.connect.tools.VerifiableSourceConnector";
 
 /// The values of the lines of `path` (each a seqno), in file order.
-fn seqnos(path: &Path) -> Vec<u64> {
+pub(crate) fn seqnos(path: &Path) -> Vec<u64> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -30,7 +30,7 @@ fn seqnos(path: &Path) -> Vec<u64> {
 }
 
 /// The pid in the log's `plugin host JVM started (generation N, pid P, ...)` line, the last one.
-fn jvm_pid(log: &str) -> Option<u32> {
+pub(crate) fn jvm_pid(log: &str) -> Option<u32> {
     let at = log.rfind("plugin host JVM started (generation ")?;
     let rest = &log[at..];
     let pid = rest.split("pid ").nth(1)?;

@@ -15,6 +15,13 @@ pub trait ConnectorControl: Send + Sync {
     fn request_task_reconfiguration(&self, connector: &str);
     /// The connector `connector` failed in the background (outside a call of the runtime).
     fn raise_error(&self, connector: &str, error: ConnectError);
+    /// The instance of connector `connector` was lost (the process that ran it died) and a
+    /// new one may work: the runtime restarts the connector's instance, and replaces its tasks
+    /// only when the new instance plans other configurations (connect-rs). By default, a
+    /// background failure.
+    fn instance_lost(&self, connector: &str, error: ConnectError) {
+        self.raise_error(connector, error);
+    }
 }
 
 /// Given to a connector by [`SourceConnector::initialize`](crate::SourceConnector::initialize)
@@ -71,6 +78,13 @@ impl ConnectorContext {
     /// (Kafka Connect's `raiseError`).
     pub fn raise_error(&self, error: ConnectError) {
         self.control.raise_error(&self.connector, error);
+    }
+
+    /// Reports that this connector instance was lost (the process that ran it died, e.g. the
+    /// Java plugin host): the runtime starts a new instance (connect-rs; Kafka Connect has no
+    /// such call, its connectors run in the worker's own JVM).
+    pub fn instance_lost(&self, error: ConnectError) {
+        self.control.instance_lost(&self.connector, error);
     }
 
     /// Fires when the connector is stopped.

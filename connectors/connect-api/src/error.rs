@@ -32,6 +32,12 @@ pub enum ConnectError {
         #[source]
         source: std::io::Error,
     },
+    /// The plugin instance can no longer work (the process that ran it died, e.g. the Java
+    /// plugin host), but a new instance may: the runtime neither retries the call on this
+    /// instance nor tolerates it as a record's failure; it fails the instance retriably, so
+    /// that a new one is started (a task's automatic restart, a connector's restart).
+    #[error("{0}")]
+    InstanceLost(String),
     /// Any other failure.
     #[error("{0}")]
     Other(String),
@@ -59,8 +65,20 @@ impl ConnectError {
         }
     }
 
-    /// Whether the failed operation may be retried.
+    /// Whether trying again may succeed: the same call ([`ConnectError::Retriable`]), or a new
+    /// instance ([`ConnectError::InstanceLost`]).
     pub fn is_retriable(&self) -> bool {
+        matches!(self, Self::Retriable(_) | Self::InstanceLost(_))
+    }
+
+    /// Whether the same call on the same instance may succeed later (Kafka Connect's
+    /// `RetriableException`): the runtime retries it in place.
+    pub fn is_retriable_in_place(&self) -> bool {
         matches!(self, Self::Retriable(_))
+    }
+
+    /// Whether the instance that failed is gone ([`ConnectError::InstanceLost`]).
+    pub fn is_instance_lost(&self) -> bool {
+        matches!(self, Self::InstanceLost(_))
     }
 }

@@ -471,6 +471,14 @@ impl DistributedHerder {
                 }
             }
             ConnectorEvent::Failed(name, message) => self.fail_connector(&name, message),
+            ConnectorEvent::InstanceLost(name, reason) => {
+                if self.running_connectors.contains_key(&name) {
+                    warn!(connector = %name, reason = %reason, "The connector's instance was lost; starting a new one (its tasks keep running).");
+                }
+                // The instance restarts here; its task configurations are written again only
+                // when the new instance plans other ones.
+                self.replan(&name).await;
+            }
             ConnectorEvent::Started(outcome) => {
                 let name = outcome.connector().to_owned();
                 match self.core.worker.finish_connector_start(outcome) {

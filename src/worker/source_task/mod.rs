@@ -227,7 +227,8 @@ impl<C: CommitStrategy> SourceTaskRunner<C> {
             };
             let batch = match polled {
                 Ok(batch) => batch,
-                Err(e) if e.is_retriable() => {
+                // A lost instance (its plugin host died) fails the task, to be restarted.
+                Err(e) if e.is_retriable_in_place() => {
                     warn!(error = %e, "Retriable error in poll; retrying.");
                     tokio::select! {
                         _ = cancel.cancelled() => return Ok(()),
