@@ -20,6 +20,17 @@ pub struct TransformStage {
 }
 
 impl TransformStage {
+    /// Whether the transform applies to `record`: no predicate, or `negate` XOR its test.
+    ///
+    /// # Errors
+    /// The predicate's error (a Java predicate that threw).
+    fn applies(&self, record: &ConnectRecord, ctx: &RecordContext) -> Result<bool, ConnectError> {
+        match &self.predicate {
+            None => Ok(true),
+            Some((_, p)) => Ok(self.negate ^ p.try_test(record, ctx)?),
+        }
+    }
+
     /// Applies the stage: the transform when the predicate allows it, else the record as is.
     ///
     /// # Errors
@@ -29,11 +40,7 @@ impl TransformStage {
         record: ConnectRecord,
         ctx: &RecordContext,
     ) -> Result<Option<ConnectRecord>, ConnectError> {
-        let applies = self
-            .predicate
-            .as_ref()
-            .is_none_or(|(_, p)| self.negate ^ p.test(&record));
-        if applies {
+        if self.applies(&record, ctx)? {
             self.transform.apply(record, ctx)
         } else {
             Ok(Some(record))
@@ -49,11 +56,7 @@ impl TransformStage {
         record: &mut ConnectRecord,
         ctx: &RecordContext,
     ) -> Result<bool, ConnectError> {
-        let applies = self
-            .predicate
-            .as_ref()
-            .is_none_or(|(_, p)| self.negate ^ p.test(record));
-        if applies {
+        if self.applies(record, ctx)? {
             self.transform.apply_in_place(record, ctx)
         } else {
             Ok(true)

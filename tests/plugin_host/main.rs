@@ -13,5 +13,6 @@ mod host_process;
 mod plugin_path;
 mod scan;
 mod sink;
+mod smt_chain;
 mod source;
 mod validate;

@@ -64,6 +64,14 @@ public final class MessageType {
     public static final int SINK_STOP = 35;
     /** Notify (Java to Rust), target the sink task: {@code SinkTaskContext.requestCommit()}. */
     public static final int SINK_REQUEST_COMMIT = 36;
+    /** Make and configure a transformation or predicate: {@code {"id","kind","class","version","location","urls","props"}}. */
+    public static final int SMT_START = 40;
+    /** A transformation's {@code apply(record)}: id, kind byte, record item; answers 0 (dropped), 1 + source or 2 + sink record. */
+    public static final int SMT_APPLY = 41;
+    /** A predicate's {@code test(record)}: id, kind byte, record item; answers 0 or 1. */
+    public static final int SMT_TEST = 42;
+    /** Close a transformation or predicate: {@code {"id"}}. */
+    public static final int SMT_CLOSE = 43;
 
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
@@ -96,6 +104,10 @@ public final class MessageType {
             case SINK_CLOSE: return "SINK_CLOSE";
             case SINK_STOP: return "SINK_STOP";
             case SINK_REQUEST_COMMIT: return "SINK_REQUEST_COMMIT";
+            case SMT_START: return "SMT_START";
+            case SMT_APPLY: return "SMT_APPLY";
+            case SMT_TEST: return "SMT_TEST";
+            case SMT_CLOSE: return "SMT_CLOSE";
             default: return "type " + type;
         }
     }
