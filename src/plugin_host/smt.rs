@@ -66,7 +66,13 @@ impl std::fmt::Debug for JavaSmtPlugin {
 
 impl JavaSmtPlugin {
     /// The transformation or predicate `class` in `version`, found at `location`.
-    pub fn new(host: PluginHost, kind: SmtKind, class: &str, version: &str, location: &str) -> Self {
+    pub fn new(
+        host: PluginHost,
+        kind: SmtKind,
+        class: &str,
+        version: &str,
+        location: &str,
+    ) -> Self {
         Self {
             host,
             java: JavaClass {
@@ -120,7 +126,11 @@ fn block<F: Future>(f: F) -> Result<F::Output, ConnectError> {
 /// ...`, `Missing required configuration "key" ...`), if any.
 fn config_key(message: &str) -> Option<&str> {
     if let Some(rest) = message.split("for configuration ").nth(1) {
-        return rest.split(':').next().map(str::trim).filter(|k| !k.is_empty());
+        return rest
+            .split(':')
+            .next()
+            .map(str::trim)
+            .filter(|k| !k.is_empty());
     }
     let rest = message.strip_prefix("Missing required configuration \"")?;
     rest.split('"').next().filter(|k| !k.is_empty())
@@ -145,7 +155,11 @@ impl Stage {
     }
 
     fn what(&self) -> String {
-        format!("Java {} {}", self.plugin.kind.name(), self.plugin.java.class)
+        format!(
+            "Java {} {}",
+            self.plugin.kind.name(),
+            self.plugin.java.class
+        )
     }
 
     fn configure(&mut self, props: &ConfigMap) -> Result<(), ConnectError> {
@@ -180,7 +194,10 @@ impl Stage {
                 let key = config_key(&message).unwrap_or_default().to_owned();
                 Err(ConnectError::config(key, message))
             }
-            Err(e) => Err(connect_error(&format!("configuring the {}", self.what()), e)),
+            Err(e) => Err(connect_error(
+                &format!("configuring the {}", self.what()),
+                e,
+            )),
         }
     }
 
@@ -221,7 +238,10 @@ impl Stage {
             }
         };
         encoded.map_err(|e| {
-            ConnectError::Data(format!("a record cannot be sent to the {}: {e}", self.what()))
+            ConnectError::Data(format!(
+                "a record cannot be sent to the {}: {e}",
+                self.what()
+            ))
         })?;
         let conn = conn.clone();
         let answer = block(async move { conn.request(kind, payload).await })?;
@@ -271,13 +291,19 @@ impl Transformation for JavaTransformation {
         let answer = self.0.call(MessageType::SMT_APPLY, record, ctx)?;
         let what = self.0.what();
         let bad = |e: codec::CodecError| {
-            ConnectError::Data(format!("the record the {what} returned cannot be read: {e}"))
+            ConnectError::Data(format!(
+                "the record the {what} returned cannot be read: {e}"
+            ))
         };
         let mut r = Reader::new(&answer);
         match r.u8("an SMT_APPLY answer").map_err(bad)? {
             0 => Ok(None),
-            1 => Ok(Some(self.0.decoder.source_record(&mut r).map_err(bad)?.record)),
-            _ => Ok(Some(self.0.decoder.sink_record(&mut r).map_err(bad)?.0.record)),
+            1 => Ok(Some(
+                self.0.decoder.source_record(&mut r).map_err(bad)?.record,
+            )),
+            _ => Ok(Some(
+                self.0.decoder.sink_record(&mut r).map_err(bad)?.0.record,
+            )),
         }
     }
 }
@@ -287,7 +313,9 @@ struct JavaPredicate(Mutex<Stage>);
 
 impl JavaPredicate {
     fn stage(&self) -> std::sync::MutexGuard<'_, Stage> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -315,7 +343,9 @@ mod tests {
     #[test]
     fn config_exceptions_name_their_key() {
         assert_eq!(
-            config_key("Invalid value x for configuration delete.handling.mode: Value must be one of none"),
+            config_key(
+                "Invalid value x for configuration delete.handling.mode: Value must be one of none"
+            ),
             Some("delete.handling.mode")
         );
         assert_eq!(

@@ -1298,8 +1298,9 @@ mod tests {
         let e = t.converter("com.example.JsonishConverter").err().unwrap();
         assert!(t.java_smt(&e).is_none());
         assert!(
-            e.to_string()
-                .ends_with("is a Java plugin from /plugins/conv; running Java converters is not supported yet"),
+            e.to_string().ends_with(
+                "is a Java plugin from /plugins/conv; running Java converters is not supported yet"
+            ),
             "{e}"
         );
     }

@@ -207,6 +207,37 @@ mod tests {
         assert_eq!(topic_after(&mut chain, "b").as_deref(), Some("b-1-3"));
     }
 
+    /// A predicate whose evaluation fails (as a Java one that threw).
+    struct Broken;
+    impl Predicate for Broken {
+        fn configure(&mut self, _: &ConfigMap) -> Result<()> {
+            Ok(())
+        }
+        fn test(&self, _: &ConnectRecord) -> bool {
+            true
+        }
+        fn try_test(&self, _: &ConnectRecord, _: &RecordContext) -> Result<bool> {
+            Err(ConnectError::Other(
+                "java.lang.IllegalStateException: p".into(),
+            ))
+        }
+    }
+
+    #[test]
+    fn a_failing_predicate_fails_its_stage() {
+        let mut chain = TransformationChain::new(vec![TransformStage {
+            predicate: Some(("p".to_owned(), Arc::new(Broken) as Arc<dyn Predicate>)),
+            ..stage("guarded", "-1", false, false)
+        }]);
+        let e = chain
+            .apply(ConnectRecord::default(), &RecordContext::source())
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "transform 'guarded' (Tag) failed: java.lang.IllegalStateException: p"
+        );
+    }
+
     #[test]
     fn a_failure_names_the_stage() {
         let mut chain = TransformationChain::new(vec![stage("first", "", false, false)]);

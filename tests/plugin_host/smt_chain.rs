@@ -150,7 +150,11 @@ fn java_transformations_and_predicates_run_in_source_and_sink_chains() {
         .collect();
     assert_eq!(
         lines,
-        ["tagged:-src\tnull\ta-src", "NO_HEADERS\tnull\tskip me", "tagged:-src\tnull\tb-src"],
+        [
+            "tagged:-src\tnull\ta-src",
+            "NO_HEADERS\tnull\tskip me",
+            "tagged:-src\tnull\tb-src"
+        ],
         "{}",
         String::from_utf8_lossy(&read.stderr)
     );

@@ -442,10 +442,11 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
     let chain = scenario.chain();
     let records = capture(&scenario, Some(&chain), &reader, &rest, &snapshot_stored);
     let chain_records = reader.read_prefix(&chain);
-    remove(&chain, &rest);
+    delete(&chain, &rest);
     let offset_bytes = reader.await_offsets(offset_topic, &scenario.connector);
     let offsets = parse_offsets(offset_topic, &offset_bytes);
     remove(&scenario, &rest);
+    chain.await_slot_released();
     let masked_offsets = offsets
         .iter()
         .cloned()
@@ -518,6 +519,12 @@ fn capture(
 /// Deletes the connector and waits until its task released the replication slot (dropped with
 /// the scenario).
 fn remove(scenario: &Scenario, rest: &Client) {
+    delete(scenario, rest);
+    scenario.await_slot_released();
+}
+
+/// Deletes the connector (its task releases the replication slot soon after).
+fn delete(scenario: &Scenario, rest: &Client) {
     let r = rest.delete(&format!("/connectors/{}", scenario.connector));
     assert!(
         r.status == 204 || r.status == 200,
@@ -525,7 +532,6 @@ fn remove(scenario: &Scenario, rest: &Client) {
         r.status,
         r.body
     );
-    scenario.await_slot_released();
 }
 
 /// The topics of a worker's embedded log, read with `connect-rs topics --worker WORKER_FILE`
