@@ -160,23 +160,34 @@ fn java_transformations_and_predicates_run_in_source_and_sink_chains() {
     );
 
     // A Java ConfigException from configure() fails the creation, with the full key.
-    let r = running.client.put(
-        "/connectors/bad/config",
-        &json!({
-            "connector.class": "FileStreamSource",
-            "file": input.display().to_string(),
-            "topic": "bad",
-            "transforms": "tag",
-            "transforms.tag.type": "fixture.Tag",
-            "transforms.tag.suffix": "bad",
-        }),
-    );
+    let bad = json!({
+        "connector.class": "FileStreamSource",
+        "file": input.display().to_string(),
+        "topic": "bad",
+        "transforms": "tag",
+        "transforms.tag.type": "fixture.Tag",
+        "transforms.tag.suffix": "bad",
+    });
+    let message =
+        "Invalid value bad for configuration transforms.tag.suffix: the fixture refuses it";
+    let r = running.client.put("/connectors/bad/config", &bad);
     assert_eq!(r.status, 400, "{}", r.body);
-    assert!(
-        r.body.contains(
-            "Invalid value bad for configuration transforms.tag.suffix: the fixture refuses it"
-        ),
-        "{}",
-        r.body
-    );
+    assert!(r.body.contains(message), "{}", r.body);
+    // config/validate: the Java class as the type's value, the error on its key.
+    let r = running
+        .client
+        .put("/connector-plugins/FileStreamSource/config/validate", &bad);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["error_count"], json!(1), "{v:#}");
+    let value = |name: &str| {
+        v["configs"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["value"]["name"] == json!(name)))
+            .map(|c| c["value"].clone())
+            .unwrap_or_else(|| panic!("{name} in {v:#}"))
+    };
+    assert_eq!(value("transforms.tag.type")["value"], json!("fixture.Tag"));
+    assert_eq!(value("transforms.tag.type")["errors"], json!([]));
+    assert_eq!(value("transforms.tag.suffix")["errors"], json!([message]));
 }
