@@ -161,6 +161,7 @@ fn java_transformations_and_predicates_run_in_source_and_sink_chains() {
 
     // A Java ConfigException from configure() fails the creation, with the full key.
     let bad = json!({
+        "name": "bad",
         "connector.class": "FileStreamSource",
         "file": input.display().to_string(),
         "topic": "bad",
