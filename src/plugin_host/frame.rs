@@ -76,6 +76,17 @@ impl MessageType {
     /// error)` during `put`: `{"index","error"}`, the record's index in the put batch (-1 when
     /// it was none of the batch) and the error as in an `ERR` payload.
     pub const SINK_ERRANT_RECORD: Self = Self(37);
+    /// Make and configure a Java transformation or predicate of a chain:
+    /// `{"id","kind","class","version","location","urls","props"}`.
+    pub const SMT_START: Self = Self(40);
+    /// A Java transformation's `apply(record)`: the stage id (string), a kind byte (0 source,
+    /// 1 sink record), the record item → 0 (dropped), or 1 + a source record, or 2 + a sink
+    /// record.
+    pub const SMT_APPLY: Self = Self(41);
+    /// A Java predicate's `test(record)`: as [`Self::SMT_APPLY`] → 0 or 1.
+    pub const SMT_TEST: Self = Self(42);
+    /// Close a Java transformation or predicate: `{"id"}`.
+    pub const SMT_CLOSE: Self = Self(43);
 
     /// The protocol version both sides speak (in `HELLO`).
     pub const PROTOCOL_VERSION: u32 = 1;
@@ -109,6 +120,10 @@ impl MessageType {
             Self::SINK_STOP => "SINK_STOP".into(),
             Self::SINK_REQUEST_COMMIT => "SINK_REQUEST_COMMIT".into(),
             Self::SINK_ERRANT_RECORD => "SINK_ERRANT_RECORD".into(),
+            Self::SMT_START => "SMT_START".into(),
+            Self::SMT_APPLY => "SMT_APPLY".into(),
+            Self::SMT_TEST => "SMT_TEST".into(),
+            Self::SMT_CLOSE => "SMT_CLOSE".into(),
             Self(n) => format!("type {n}"),
         }
     }

@@ -14,6 +14,8 @@
 //! - [`codec`]: the binary encoding of schemas, values and records between the two sides.
 //! - [`source`]: Java source connectors and tasks as connect-rs's own (`JavaSourcePlugin`);
 //!   [`intern`]: the `&'static str`s of their descriptors.
+//! - [`smt`]: Java transformations and predicates as connect-rs's own, stages of a
+//!   transformation chain (`JavaSmtPlugin`).
 
 pub mod bundle;
 pub mod codec;
@@ -27,6 +29,7 @@ pub mod locations;
 pub mod process;
 pub mod scan;
 pub mod sink;
+pub mod smt;
 pub mod source;
 
 use std::sync::Arc;
@@ -37,6 +40,7 @@ pub use error::{Death, HostError, JavaError};
 pub use frame::MessageType;
 pub use java::JavaInfo;
 pub use sink::JavaSinkPlugin;
+pub use smt::{JavaSmtPlugin, SmtKind};
 pub use source::JavaSourcePlugin;
 
 use crate::config::WorkerConfig;

@@ -21,7 +21,7 @@ use super::java_desc::{JavaPluginDesc, JavaPluginKind};
 use super::version::{version_requirement, InvalidVersionSpec, Version, VersionRange};
 pub use crate::config::VersionDefault;
 use crate::converters::ConverterDesc;
-use crate::plugin_host::{JavaSinkPlugin, JavaSourcePlugin, PluginHost};
+use crate::plugin_host::{JavaSinkPlugin, JavaSmtPlugin, JavaSourcePlugin, PluginHost, SmtKind};
 
 /// A connector plugin of either direction.
 #[derive(Clone)]
@@ -142,10 +142,13 @@ impl RegistryError {
 
 fn java_not_wired(kind: &str, j: &JavaPluginDesc) -> String {
     let why = match j.kind {
-        JavaPluginKind::Plugin(PluginKind::Source | PluginKind::Sink) => {
-            "no plugin host runs Java plugins here"
-        }
-        _ => "running Java converters, transformations and predicates is not supported yet",
+        JavaPluginKind::Plugin(
+            PluginKind::Source
+            | PluginKind::Sink
+            | PluginKind::Transformation
+            | PluginKind::Predicate,
+        ) => "no plugin host runs Java plugins here",
+        _ => "running Java converters is not supported yet",
     };
     format!(
         "{kind} {} (version {}) is a Java plugin from {}; {why}",
@@ -806,6 +809,24 @@ impl PluginRegistry {
         }
     }
 
+    /// The Java transformation or predicate that `e` (an error of [`Self::transformation`] or
+    /// [`Self::predicate`]) says the name chose, when this worker's plugin host can run it.
+    pub fn java_smt(&self, e: &RegistryError) -> Option<JavaSmtPlugin> {
+        let (j, host) = (e.java()?, self.host.as_ref()?);
+        let kind = match j.kind {
+            JavaPluginKind::Plugin(PluginKind::Transformation) => SmtKind::Transformation,
+            JavaPluginKind::Plugin(PluginKind::Predicate) => SmtKind::Predicate,
+            _ => return None,
+        };
+        Some(JavaSmtPlugin::new(
+            host.clone(),
+            kind,
+            &j.class,
+            &j.version,
+            &j.location,
+        ))
+    }
+
     /// The implementation of the connector called `name` that runs for
     /// `connector.plugin.version` = `version` (`None`: not given; `latest`: the highest).
     ///
@@ -1258,6 +1279,30 @@ mod tests {
         )]);
         let e = t.transformation("ExtractNewRecordState").err().unwrap();
         assert!(e.to_string().starts_with("Transformation io.debezium.transforms.ExtractNewRecordState (version 3.6.1.Final) is a Java plugin"), "{e}");
+        assert!(t.java_smt(&e).is_none(), "no plugin host runs it here");
+        let host = crate::plugin_host::PluginHost::new(crate::plugin_host::HostSettings::default());
+        let t = t
+            .with_java_plugins([java(
+                "com.example.JsonishConverter",
+                "converter",
+                "1.0",
+                "/plugins/conv",
+            )])
+            .with_plugin_host(host);
+        let e = t.transformation("ExtractNewRecordState").err().unwrap();
+        let smt = t.java_smt(&e).expect("a Java transformation the host runs");
+        assert_eq!(
+            smt.class_name(),
+            "io.debezium.transforms.ExtractNewRecordState"
+        );
+        let e = t.converter("com.example.JsonishConverter").err().unwrap();
+        assert!(t.java_smt(&e).is_none());
+        assert!(
+            e.to_string().ends_with(
+                "is a Java plugin from /plugins/conv; running Java converters is not supported yet"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

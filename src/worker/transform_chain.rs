@@ -20,6 +20,17 @@ pub struct TransformStage {
 }
 
 impl TransformStage {
+    /// Whether the transform applies to `record`: no predicate, or `negate` XOR its test.
+    ///
+    /// # Errors
+    /// The predicate's error (a Java predicate that threw).
+    fn applies(&self, record: &ConnectRecord, ctx: &RecordContext) -> Result<bool, ConnectError> {
+        match &self.predicate {
+            None => Ok(true),
+            Some((_, p)) => Ok(self.negate ^ p.try_test(record, ctx)?),
+        }
+    }
+
     /// Applies the stage: the transform when the predicate allows it, else the record as is.
     ///
     /// # Errors
@@ -29,11 +40,7 @@ impl TransformStage {
         record: ConnectRecord,
         ctx: &RecordContext,
     ) -> Result<Option<ConnectRecord>, ConnectError> {
-        let applies = self
-            .predicate
-            .as_ref()
-            .is_none_or(|(_, p)| self.negate ^ p.test(&record));
-        if applies {
+        if self.applies(&record, ctx)? {
             self.transform.apply(record, ctx)
         } else {
             Ok(Some(record))
@@ -49,11 +56,7 @@ impl TransformStage {
         record: &mut ConnectRecord,
         ctx: &RecordContext,
     ) -> Result<bool, ConnectError> {
-        let applies = self
-            .predicate
-            .as_ref()
-            .is_none_or(|(_, p)| self.negate ^ p.test(record));
-        if applies {
+        if self.applies(record, ctx)? {
             self.transform.apply_in_place(record, ctx)
         } else {
             Ok(true)
@@ -202,6 +205,37 @@ mod tests {
         ]);
         assert_eq!(topic_after(&mut chain, "a").as_deref(), Some("a-1-2"));
         assert_eq!(topic_after(&mut chain, "b").as_deref(), Some("b-1-3"));
+    }
+
+    /// A predicate whose evaluation fails (as a Java one that threw).
+    struct Broken;
+    impl Predicate for Broken {
+        fn configure(&mut self, _: &ConfigMap) -> Result<()> {
+            Ok(())
+        }
+        fn test(&self, _: &ConnectRecord) -> bool {
+            true
+        }
+        fn try_test(&self, _: &ConnectRecord, _: &RecordContext) -> Result<bool> {
+            Err(ConnectError::Other(
+                "java.lang.IllegalStateException: p".into(),
+            ))
+        }
+    }
+
+    #[test]
+    fn a_failing_predicate_fails_its_stage() {
+        let mut chain = TransformationChain::new(vec![TransformStage {
+            predicate: Some(("p".to_owned(), Arc::new(Broken) as Arc<dyn Predicate>)),
+            ..stage("guarded", "-1", false, false)
+        }]);
+        let e = chain
+            .apply(ConnectRecord::default(), &RecordContext::source())
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "transform 'guarded' (Tag) failed: java.lang.IllegalStateException: p"
+        );
     }
 
     #[test]

@@ -6,18 +6,74 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use connect_api::{
-    ConfigDef, ConfigMap, ConnectError, Predicate, PredicatePlugin, TransformationPlugin,
+    ConfigDef, ConfigMap, ConnectError, Predicate, PredicatePlugin, Transformation,
+    TransformationPlugin,
 };
 
 use super::transform_chain::{TransformStage, TransformationChain};
 use crate::config::{ConfigProblem, ConfigWarning, RawConfig};
+use crate::plugin_host::JavaSmtPlugin;
 use crate::plugins::PluginRegistry;
+
+/// A transform's implementation: built in, or a Java class run by the plugin host.
+#[derive(Debug, Clone)]
+enum TransformImpl {
+    Builtin(TransformationPlugin),
+    Java(JavaSmtPlugin),
+}
+
+impl TransformImpl {
+    fn new_instance(&self) -> Box<dyn Transformation> {
+        match self {
+            Self::Builtin(p) => (p.new)(),
+            Self::Java(j) => j.new_transformation(),
+        }
+    }
+
+    fn class_name(&self) -> &'static str {
+        match self {
+            Self::Builtin(p) => p.class_name,
+            Self::Java(j) => crate::plugin_host::intern::intern(j.class_name()),
+        }
+    }
+
+    /// Its keys; empty for a Java one (its `ConfigDef` lives in Java: `configure` checks them).
+    fn config_def(&self) -> Option<ConfigDef> {
+        match self {
+            Self::Builtin(p) => Some((p.config_def)()),
+            Self::Java(_) => None,
+        }
+    }
+}
+
+/// A predicate's implementation: built in, or a Java class run by the plugin host.
+#[derive(Debug, Clone)]
+enum PredicateImpl {
+    Builtin(PredicatePlugin),
+    Java(JavaSmtPlugin),
+}
+
+impl PredicateImpl {
+    fn new_instance(&self) -> Box<dyn Predicate> {
+        match self {
+            Self::Builtin(p) => (p.new)(),
+            Self::Java(j) => j.new_predicate(),
+        }
+    }
+
+    fn config_def(&self) -> Option<ConfigDef> {
+        match self {
+            Self::Builtin(p) => Some((p.config_def)()),
+            Self::Java(_) => None,
+        }
+    }
+}
 
 /// One transform of the chain: its plugin, its own properties and its condition.
 #[derive(Debug, Clone)]
 struct StageSpec {
     alias: String,
-    plugin: TransformationPlugin,
+    plugin: TransformImpl,
     props: ConfigMap,
     /// Predicate alias and `negate`.
     predicate: Option<String>,
@@ -28,7 +84,7 @@ struct StageSpec {
 #[derive(Debug, Clone, Default)]
 pub struct TransformChainSpec {
     stages: Vec<StageSpec>,
-    predicates: BTreeMap<String, (PredicatePlugin, ConfigMap)>,
+    predicates: BTreeMap<String, (PredicateImpl, ConfigMap)>,
 }
 
 /// The aliases listed in `key` (comma-separated, trimmed, empty entries skipped).
@@ -68,14 +124,41 @@ impl Checker<'_> {
         ));
     }
 
-    /// Parses `props` with `def` and tries `configure`; reports every problem under `prefix`.
+    /// Parses `props` with `def` (none: a Java plugin, whose `configure` checks its keys) and
+    /// tries `configure`; reports every problem under `prefix`.
     fn check_plugin(
         &mut self,
         prefix: &str,
-        def: &ConfigDef,
+        def: Option<&ConfigDef>,
         props: &ConfigMap,
         configure: impl FnOnce() -> Result<(), ConnectError>,
     ) {
+        if let Some(def) = def {
+            if !self.check_keys(prefix, def, props) {
+                return;
+            }
+        }
+        if let Err(e) = configure() {
+            match e {
+                // A problem of the whole configuration (`No field insertion configured`) is
+                // reported on the alias's `type` key.
+                ConnectError::Config { key, message } if key.is_empty() => {
+                    self.problem(&format!("{prefix}type"), message);
+                }
+                ConnectError::Config { key, message } => {
+                    let full = format!("{prefix}{key}");
+                    let message = crate::config::with_full_key(&message, &key, prefix);
+                    self.problem(&full, message);
+                }
+                other => self.problem(&format!("{prefix}type"), other.to_string()),
+            }
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// Warns of unknown keys and reports `def`'s parse problems; `false` when there were some.
+    fn check_keys(&mut self, prefix: &str, def: &ConfigDef, props: &ConfigMap) -> bool {
         for (key, _) in props.iter() {
             let reserved = prefix.starts_with("transforms.")
                 && matches!(key.as_str(), "type" | "predicate" | "negate");
@@ -98,23 +181,9 @@ impl Checker<'_> {
                 let message = crate::config::with_full_key(&issue.message, &issue.key, prefix);
                 self.problem(&full, message);
             }
-            return;
+            return false;
         }
-        if let Err(e) = configure() {
-            match e {
-                // A problem of the whole configuration (`No field insertion configured`) is
-                // reported on the alias's `type` key.
-                ConnectError::Config { key, message } if key.is_empty() => {
-                    self.problem(&format!("{prefix}type"), message);
-                }
-                ConnectError::Config { key, message } => {
-                    let full = format!("{prefix}{key}");
-                    let message = crate::config::with_full_key(&message, &key, prefix);
-                    self.problem(&full, message);
-                }
-                other => self.problem(&format!("{prefix}type"), other.to_string()),
-            }
-        }
+        true
     }
 }
 
@@ -142,15 +211,18 @@ impl TransformChainSpec {
                 continue;
             };
             let plugin = match plugins.predicate(class) {
-                Ok(p) => p,
-                Err(e) => {
-                    check.problem(&type_key, unknown_class(class, &type_key, &e.to_string()));
-                    continue;
-                }
+                Ok(p) => PredicateImpl::Builtin(p),
+                Err(e) => match plugins.java_smt(&e) {
+                    Some(j) => PredicateImpl::Java(j),
+                    None => {
+                        check.problem(&type_key, unknown_class(class, &type_key, &e.to_string()));
+                        continue;
+                    }
+                },
             };
             let props = sub_map(raw, &prefix);
-            check.check_plugin(&prefix, &(plugin.config_def)(), &props, || {
-                (plugin.new)().configure(&props)
+            check.check_plugin(&prefix, plugin.config_def().as_ref(), &props, || {
+                try_configure(&plugin, |p| p.new_instance().configure(&props))
             });
             spec.predicates.insert(alias, (plugin, props));
         }
@@ -161,11 +233,14 @@ impl TransformChainSpec {
                 continue;
             };
             let plugin = match plugins.transformation(class) {
-                Ok(p) => p,
-                Err(e) => {
-                    check.problem(&type_key, unknown_class(class, &type_key, &e.to_string()));
-                    continue;
-                }
+                Ok(p) => TransformImpl::Builtin(p),
+                Err(e) => match plugins.java_smt(&e) {
+                    Some(j) => TransformImpl::Java(j),
+                    None => {
+                        check.problem(&type_key, unknown_class(class, &type_key, &e.to_string()));
+                        continue;
+                    }
+                },
             };
             let mut props = sub_map(raw, &prefix);
             let predicate = props
@@ -176,8 +251,8 @@ impl TransformChainSpec {
                 .remove("negate")
                 .is_some_and(|n| n.trim().eq_ignore_ascii_case("true"));
             props.remove("type");
-            check.check_plugin(&prefix, &(plugin.config_def)(), &props, || {
-                (plugin.new)().configure(&props)
+            check.check_plugin(&prefix, plugin.config_def().as_ref(), &props, || {
+                try_configure(&plugin, |p| p.new_instance().configure(&props))
             });
             spec.stages.push(StageSpec {
                 alias,
@@ -203,13 +278,13 @@ impl TransformChainSpec {
     pub fn build(&self) -> Result<TransformationChain, ConnectError> {
         let mut predicates: BTreeMap<&str, Arc<dyn Predicate>> = BTreeMap::new();
         for (alias, (plugin, props)) in &self.predicates {
-            let mut p = (plugin.new)();
+            let mut p = plugin.new_instance();
             p.configure(props)?;
             predicates.insert(alias, Arc::from(p));
         }
         let mut stages = Vec::with_capacity(self.stages.len());
         for s in &self.stages {
-            let mut transform = (s.plugin.new)();
+            let mut transform = s.plugin.new_instance();
             transform.configure(&s.props)?;
             let predicate = match &s.predicate {
                 Some(alias) => Some((
@@ -225,13 +300,43 @@ impl TransformChainSpec {
             };
             stages.push(TransformStage {
                 alias: s.alias.clone(),
-                class_name: s.plugin.class_name,
+                class_name: s.plugin.class_name(),
                 transform,
                 predicate,
                 negate: s.negate,
             });
         }
         Ok(TransformationChain::new(stages))
+    }
+}
+
+/// Runs `configure` on a new instance of `plugin` to check its configuration: always for a
+/// built-in one; for a Java one only where it can run (the worker's multi-thread runtime; a
+/// command that only reads files does not start the JVM).
+fn try_configure<P: IsJava>(
+    plugin: &P,
+    configure: impl FnOnce(&P) -> Result<(), ConnectError>,
+) -> Result<(), ConnectError> {
+    if plugin.is_java() && !crate::plugin_host::smt::can_run_here() {
+        return Ok(());
+    }
+    configure(plugin)
+}
+
+/// Whether an implementation is a Java one.
+trait IsJava {
+    fn is_java(&self) -> bool;
+}
+
+impl IsJava for TransformImpl {
+    fn is_java(&self) -> bool {
+        matches!(self, Self::Java(_))
+    }
+}
+
+impl IsJava for PredicateImpl {
+    fn is_java(&self) -> bool {
+        matches!(self, Self::Java(_))
     }
 }
 

@@ -90,6 +90,34 @@ fn debezium_on_connect_rs_writes_the_records_and_offsets_of_kafka_connect() {
          (- Kafka Connect, + connect-rs):\n{diff}"
     );
     assert_same_offsets(&oracle, &ours);
+    assert_chain_applied(&oracle);
+    let diff = support::debezium::diff(&oracle.chain_records, &ours.chain_records);
+    assert!(
+        diff.is_empty(),
+        "connect-rs's records through the chain of Debezium's ExtractNewRecordState (Java) and \
+         InsertField$Value (built-in) differ from Kafka Connect's (- Kafka Connect, + connect-rs):\n{diff}"
+    );
+}
+
+/// The SMT differential's chain did what it says (so that the comparison compares something):
+/// `customers` unwrapped with `__op`, `__table` and the static field, deletes rewritten with
+/// `__deleted` and their tombstones kept; `docs` (the negated predicate) still envelopes, with
+/// the static field.
+fn assert_chain_applied(outcome: &Outcome) {
+    let customers = &outcome.chain_records["public.customers"];
+    assert_eq!(customers.len(), 12, "{customers:?}");
+    let first = customers[0].value.as_ref().expect("a value");
+    assert_eq!(first["payload"]["id"], json!(1), "{first}");
+    assert_eq!(first["payload"]["__op"], json!("r"), "{first}");
+    assert_eq!(first["payload"]["__table"], json!("customers"), "{first}");
+    assert_eq!(first["payload"]["chain"], json!("smt"), "{first}");
+    let delete = customers[5].value.as_ref().expect("the rewritten delete");
+    assert_eq!(delete["payload"]["__deleted"], json!("true"), "{delete}");
+    assert_eq!(customers[6].value, None, "the delete's tombstone");
+    let docs = &outcome.chain_records["public.docs"];
+    let doc = docs[0].value.as_ref().expect("a value");
+    assert_eq!(doc["payload"]["op"], json!("r"), "{doc}");
+    assert_eq!(doc["payload"]["chain"], json!("smt"), "{doc}");
 }
 
 /// The offsets connect-rs stored are Kafka Connect's byte for byte, volatile fields aside: every

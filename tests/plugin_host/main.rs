@@ -17,6 +17,7 @@ mod host_process;
 mod plugin_path;
 mod scan;
 mod sink;
+mod smt_chain;
 mod source;
 mod validate;
 mod worker_kills;

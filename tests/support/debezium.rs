@@ -165,6 +165,9 @@ impl CdcRecord {
 pub struct Outcome {
     /// Masked records per topic (the topic's name after `<prefix>.`), in offset order.
     pub records: BTreeMap<String, Vec<CdcRecord>>,
+    /// The masked records of [`Scenario::chain`]'s connector (through the SMT chain), per topic
+    /// suffix; empty where the scenario ran without it.
+    pub chain_records: BTreeMap<String, Vec<CdcRecord>>,
     /// The connector's entries in the offsets topic (key, value; `None` for a tombstone), in
     /// order, unmasked: what the worker stored.
     pub offsets: Vec<(Value, Option<Value>)>,
@@ -185,7 +188,42 @@ pub struct Scenario {
     pub prefix: String,
     /// The connector's name.
     pub connector: String,
+    /// `slot.name` (the database's name, or `<db>_smt` for [`Scenario::chain`]).
+    slot_name: String,
+    /// The transformation chain of [`Scenario::chain`]'s connector (empty for the plain one).
+    transforms: Vec<(&'static str, &'static str)>,
 }
+
+/// The chain of the SMT differential (issue 28, milestone M4): Debezium's
+/// `ExtractNewRecordState` (Java) with `op` and `table` fields and deletes rewritten (tombstones
+/// kept), not applied to `docs` (a built-in predicate, negated, on the Java stage), then the
+/// built-in `InsertField$Value`.
+const CHAIN: &[(&str, &str)] = &[
+    ("transforms", "unwrap,ins"),
+    (
+        "transforms.unwrap.type",
+        "io.debezium.transforms.ExtractNewRecordState",
+    ),
+    ("transforms.unwrap.add.fields", "op,table"),
+    (
+        "transforms.unwrap.delete.tombstone.handling.mode",
+        "rewrite-with-tombstone",
+    ),
+    ("transforms.unwrap.predicate", "isDocs"),
+    ("transforms.unwrap.negate", "true"),
+    (
+        "transforms.ins.type",
+        "org.apache.kafka.connect.transforms.InsertField$Value",
+    ),
+    ("transforms.ins.static.field", "chain"),
+    ("transforms.ins.static.value", "smt"),
+    ("predicates", "isDocs"),
+    (
+        "predicates.isDocs.type",
+        "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+    ),
+    ("predicates.isDocs.pattern", ".*\\.docs"),
+];
 
 impl Scenario {
     /// Creates the database with the schema and snapshot rows.
@@ -195,14 +233,29 @@ impl Scenario {
         let prefix = Broker::unique("dbz");
         Self {
             connector: format!("{prefix}-pg"),
+            slot_name: db.clone(),
             db,
             prefix,
+            transforms: Vec::new(),
+        }
+    }
+
+    /// A second capture of the same database through [`CHAIN`] (a slot, publication, prefix
+    /// and connector of its own): its records are the SMT differential's.
+    pub fn chain(&self) -> Self {
+        let prefix = format!("{}-smt", self.prefix);
+        Self {
+            connector: format!("{prefix}-pg"),
+            slot_name: format!("{}_smt", self.db),
+            db: self.db.clone(),
+            prefix,
+            transforms: CHAIN.to_vec(),
         }
     }
 
     /// `slot.name`.
     pub fn slot(&self) -> String {
-        self.db.clone()
+        self.slot_name.clone()
     }
 
     /// The connector's configuration: `PostgresConnector` with pgoutput, this scenario's slot,
@@ -210,7 +263,7 @@ impl Scenario {
     /// topics created by the worker.
     pub fn connector_config(&self) -> Value {
         let pg = postgres();
-        json!({
+        let mut config = json!({
             "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
             "tasks.max": "1",
             "database.hostname": pg.host,
@@ -221,14 +274,18 @@ impl Scenario {
             "topic.prefix": self.prefix,
             "plugin.name": "pgoutput",
             "slot.name": self.slot(),
-            "publication.name": format!("{}_pub", self.db),
+            "publication.name": format!("{}_pub", self.slot()),
             "key.converter": "org.apache.kafka.connect.json.JsonConverter",
             "key.converter.schemas.enable": "true",
             "value.converter": "org.apache.kafka.connect.json.JsonConverter",
             "value.converter.schemas.enable": "true",
             "topic.creation.default.replication.factor": "1",
             "topic.creation.default.partitions": "1",
-        })
+        });
+        for (k, v) in &self.transforms {
+            config[*k] = json!(v);
+        }
+        config
     }
 
     /// `<prefix>.<suffix>`.
@@ -382,10 +439,14 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
             v["snapshot_completed"] == json!(true)
         });
     };
-    let records = capture(&scenario, &reader, &rest, &snapshot_stored);
+    let chain = scenario.chain();
+    let records = capture(&scenario, Some(&chain), &reader, &rest, &snapshot_stored);
+    let chain_records = reader.read_prefix(&chain);
+    delete(&chain, &rest);
     let offset_bytes = reader.await_offsets(offset_topic, &scenario.connector);
     let offsets = parse_offsets(offset_topic, &offset_bytes);
     remove(&scenario, &rest);
+    chain.await_slot_released();
     let masked_offsets = offsets
         .iter()
         .cloned()
@@ -393,6 +454,7 @@ pub fn run_scenario(broker: &Broker, rest: Client, offset_topic: &str) -> Outcom
         .collect();
     Outcome {
         records,
+        chain_records,
         offsets,
         masked_offsets,
         offset_bytes,
@@ -410,42 +472,59 @@ pub fn run_scenario_on_embedded_log(
     let topics = EmbeddedTopics {
         worker_file: worker_file.to_owned(),
     };
-    let records = capture(&scenario, &topics, &rest, &|| {});
+    let records = capture(&scenario, None, &topics, &rest, &|| {});
     remove(&scenario, &rest);
     records
 }
 
 /// Starts the connector through `rest`, waits for the snapshot, plays the changes, waits for
 /// every expected record and returns them masked; `after_snapshot` runs between the snapshot and
-/// the changes.
+/// the changes. `chain` (a second connector on the same database, [`Scenario::chain`]) runs
+/// alongside: both snapshots end before the changes, and the chain's records are all written
+/// when this returns.
 fn capture(
     scenario: &Scenario,
+    chain: Option<&Scenario>,
     topics: &dyn CdcTopics,
     rest: &Client,
     after_snapshot: &dyn Fn(),
 ) -> BTreeMap<String, Vec<CdcRecord>> {
-    let r = rest.put(
-        &format!("/connectors/{}/config", scenario.connector),
-        &scenario.connector_config(),
-    );
-    assert!(
-        r.status == 201 || r.status == 200,
-        "creating the Debezium connector failed: {} {}",
-        r.status,
-        r.body
-    );
-    let snapshot = scenario.topics(&[("public.customers", 3), ("public.docs", 2)]);
-    topics.await_counts(&snapshot, rest, &scenario.connector, "the snapshot");
+    let both: Vec<&Scenario> = std::iter::once(scenario).chain(chain).collect();
+    for s in &both {
+        let r = rest.put(
+            &format!("/connectors/{}/config", s.connector),
+            &s.connector_config(),
+        );
+        assert!(
+            r.status == 201 || r.status == 200,
+            "creating the Debezium connector {} failed: {} {}",
+            s.connector,
+            r.status,
+            r.body
+        );
+    }
+    for s in &both {
+        let snapshot = s.topics(&[("public.customers", 3), ("public.docs", 2)]);
+        topics.await_counts(&snapshot, rest, &s.connector, "the snapshot");
+    }
     after_snapshot();
     scenario.apply_changes();
-    let all = scenario.topics(EXPECTED_COUNTS);
-    topics.await_counts(&all, rest, &scenario.connector, "the streamed changes");
+    for s in &both {
+        let all = s.topics(EXPECTED_COUNTS);
+        topics.await_counts(&all, rest, &s.connector, "the streamed changes");
+    }
     topics.read_prefix(scenario)
 }
 
 /// Deletes the connector and waits until its task released the replication slot (dropped with
 /// the scenario).
 fn remove(scenario: &Scenario, rest: &Client) {
+    delete(scenario, rest);
+    scenario.await_slot_released();
+}
+
+/// Deletes the connector (its task releases the replication slot soon after).
+fn delete(scenario: &Scenario, rest: &Client) {
     let r = rest.delete(&format!("/connectors/{}", scenario.connector));
     assert!(
         r.status == 204 || r.status == 200,
@@ -453,7 +532,6 @@ fn remove(scenario: &Scenario, rest: &Client) {
         r.status,
         r.body
     );
-    scenario.await_slot_released();
 }
 
 /// The topics of a worker's embedded log, read with `connect-rs topics --worker WORKER_FILE`

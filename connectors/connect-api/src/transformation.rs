@@ -79,6 +79,17 @@ pub trait Predicate: Send + Sync {
 
     /// Whether the record matches.
     fn test(&self, record: &ConnectRecord) -> bool;
+
+    /// Whether the record, seen in `ctx`, matches; the runtime calls this one. A predicate
+    /// that can fail (one run by another process) overrides it, so its failure goes through
+    /// `errors.tolerance` as a transformation's does.
+    ///
+    /// # Errors
+    /// The predicate could not be evaluated.
+    fn try_test(&self, record: &ConnectRecord, ctx: &RecordContext) -> Result<bool> {
+        let _ = ctx;
+        Ok(self.test(record))
+    }
 }
 
 /// A transform plugin: its Java class name, its keys and a constructor.

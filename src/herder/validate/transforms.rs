@@ -119,8 +119,20 @@ pub(super) fn enriched_keys<'a>(
             classes.dedup();
             let type_key = format!("{prefix}type");
             let class = given(&type_key).map(str::trim);
+            // A Java transformation or predicate: its class, with the framework's keys only
+            // (its own keys are defined in Java; see docs/compatibility.md).
+            let java = |e: crate::plugins::RegistryError| {
+                plugins.java_smt(&e).map(|j| {
+                    let class = crate::plugin_host::intern::intern(j.class_name());
+                    let def = match family {
+                        Family::Transforms => stage_def(),
+                        Family::Predicates => ConfigDef::new(),
+                    };
+                    (class, def)
+                })
+            };
             let resolved = match (family, class) {
-                (Family::Transforms, Some(c)) => plugins.transformation(c).ok().map(|p| {
+                (Family::Transforms, Some(c)) => plugins.transformation(c).map_or_else(java, |p| {
                     let own = (p.config_def)();
                     let mut def = stage_def();
                     for key in own.keys() {
@@ -128,12 +140,11 @@ pub(super) fn enriched_keys<'a>(
                             def = def.define(key.clone());
                         }
                     }
-                    (p.class_name, def)
+                    Some((p.class_name, def))
                 }),
                 (Family::Predicates, Some(c)) => plugins
                     .predicate(c)
-                    .ok()
-                    .map(|p| (p.class_name, (p.config_def)())),
+                    .map_or_else(java, |p| Some((p.class_name, (p.config_def)()))),
                 _ => None,
             };
             let kind_lower = kind.to_lowercase();

@@ -42,6 +42,7 @@ public final class Handlers {
         register(MessageType.VALIDATE, jsonService(ScanService::validate));
         io.connectrs.host.run.Runners.register();
         io.connectrs.host.run.SinkRunners.register();
+        io.connectrs.host.run.SmtRunners.register();
     }
 
     /** A service taking and answering one JSON document. */

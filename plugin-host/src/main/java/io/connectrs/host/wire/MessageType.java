@@ -70,6 +70,14 @@ public final class MessageType {
      * in an ERR payload).
      */
     public static final int SINK_ERRANT_RECORD = 37;
+    /** Make and configure a transformation or predicate: {@code {"id","kind","class","version","location","urls","props"}}. */
+    public static final int SMT_START = 40;
+    /** A transformation's {@code apply(record)}: id, kind byte, record item; answers 0 (dropped), 1 + source or 2 + sink record. */
+    public static final int SMT_APPLY = 41;
+    /** A predicate's {@code test(record)}: id, kind byte, record item; answers 0 or 1. */
+    public static final int SMT_TEST = 42;
+    /** Close a transformation or predicate: {@code {"id"}}. */
+    public static final int SMT_CLOSE = 43;
 
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
@@ -103,6 +111,10 @@ public final class MessageType {
             case SINK_STOP: return "SINK_STOP";
             case SINK_REQUEST_COMMIT: return "SINK_REQUEST_COMMIT";
             case SINK_ERRANT_RECORD: return "SINK_ERRANT_RECORD";
+            case SMT_START: return "SMT_START";
+            case SMT_APPLY: return "SMT_APPLY";
+            case SMT_TEST: return "SMT_TEST";
+            case SMT_CLOSE: return "SMT_CLOSE";
             default: return "type " + type;
         }
     }
