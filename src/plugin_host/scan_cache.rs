@@ -364,7 +364,7 @@ impl ScanCache {
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
             .collect();
-        files.sort_by(|a, b| b.0.cmp(&a.0));
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
         for (_, old) in files.into_iter().skip(KEEP) {
             if let Err(e) = std::fs::remove_file(&old) {
                 tracing::debug!(
