@@ -187,6 +187,16 @@ pub fn common_worker_def() -> ConfigDef {
             "connect-rs: jars and directories put first on the plugin host's class path (Kafka \
              Connect's CLASSPATH), before the bundled Kafka API jars.",
         ))
+        .define(key(
+            "plugin.host.scan.cache",
+            Boolean,
+            Def::Value("true"),
+            Low,
+            "connect-rs: reuse the plugin.path scan of an earlier start when nothing it depends \
+             on changed (every scanned file's path, size and modification time, the scan's \
+             settings, the Java and the plugin host's build), so such a start runs no JVM to \
+             scan; false: scan at every start, as Kafka Connect does.",
+        ))
         .define(
             key(
                 "plugin.host.start.timeout.ms",

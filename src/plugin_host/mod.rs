@@ -10,7 +10,8 @@
 //! - [`java`]: which `java` runs it; [`process`]: spawning it; [`control`]: the connection,
 //!   heartbeat and death path; [`error`]: [`HostError`].
 //! - [`locations`]: `plugin.path` as Kafka reads it; [`scan`]: the discovery and
-//!   configuration messages' shapes.
+//!   configuration messages' shapes; [`scan_cache`]: earlier scans' answers, reused while
+//!   nothing they depend on changed.
 //! - [`codec`]: the binary encoding of schemas, values and records between the two sides.
 //! - [`source`]: Java source connectors and tasks as connect-rs's own (`JavaSourcePlugin`);
 //!   [`intern`]: the `&'static str`s of their descriptors.
@@ -28,6 +29,7 @@ pub mod java;
 pub mod locations;
 pub mod process;
 pub mod scan;
+pub mod scan_cache;
 pub mod sink;
 pub mod smt;
 pub mod source;
@@ -67,6 +69,8 @@ pub struct HostSettings {
     pub restart_backoff: Duration,
     /// `plugin.host.restart.backoff.max.ms`.
     pub restart_backoff_max: Duration,
+    /// `plugin.host.scan.cache`: reuse the answer of an earlier identical scan ([`scan_cache`]).
+    pub scan_cache: bool,
 }
 
 impl Default for HostSettings {
@@ -83,6 +87,7 @@ impl Default for HostSettings {
             heartbeat_timeout: Duration::from_millis(30_000),
             restart_backoff: Duration::from_millis(1_000),
             restart_backoff_max: Duration::from_millis(60_000),
+            scan_cache: true,
         }
     }
 }
@@ -120,6 +125,9 @@ impl HostSettings {
             heartbeat_timeout: ms("plugin.host.heartbeat.timeout.ms", d.heartbeat_timeout),
             restart_backoff: ms("plugin.host.restart.backoff.ms", d.restart_backoff),
             restart_backoff_max: ms("plugin.host.restart.backoff.max.ms", d.restart_backoff_max),
+            scan_cache: values
+                .boolean("plugin.host.scan.cache")
+                .unwrap_or(d.scan_cache),
         }
     }
 
@@ -306,6 +314,7 @@ mod tests {
             ("plugin.host.classpath", "/a.jar, /b"),
             ("plugin.host.start.timeout.ms", "5000"),
             ("plugin.host.restart.backoff.max.ms", "8000"),
+            ("plugin.host.scan.cache", "false"),
         ]);
         let s = HostSettings::from_worker_config(&config);
         assert_eq!(s.java, "/opt/jdk/bin/java");
@@ -314,6 +323,7 @@ mod tests {
         assert_eq!(s.start_timeout, Duration::from_secs(5));
         assert_eq!(s.restart_backoff_max, Duration::from_secs(8));
         assert_eq!(s.heartbeat_interval, Duration::from_secs(2));
+        assert!(!s.scan_cache);
         let d = HostSettings::from_worker_config(&WorkerConfig::for_tests(&[]));
         assert_eq!(d, HostSettings::default());
     }

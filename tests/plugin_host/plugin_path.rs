@@ -1,7 +1,8 @@
 //! `plugin.path` on a worker: the Java plugins there (Kafka's Verifiable connectors, Debezium)
 //! join the built-in ones in `connect-rs plugins --worker` and in the worker's
 //! `GET /connector-plugins`, with the type and version the plugin itself reports; a Java sink
-//! connector named by its alias runs.
+//! connector named by its alias runs. An unchanged `plugin.path` is listed again from the
+//! scan cache, with no JVM.
 
 use crate::support;
 
@@ -9,7 +10,8 @@ use serde_json::Value;
 use support::plugin_jars::plugin_jars;
 use support::*;
 
-/// A standalone worker file with `plugin.path` naming the fetched plugins.
+/// A standalone worker file with `plugin.path` naming the fetched plugins (scanned at every
+/// start: the first test checks the scan's JVM logs).
 fn worker_file(w: &Workdir) -> std::path::PathBuf {
     let jars = plugin_jars();
     w.write(
@@ -18,7 +20,7 @@ fn worker_file(w: &Workdir) -> std::path::PathBuf {
             "offset.storage.file.filename={}\nlisteners=http://127.0.0.1:0\n\
              key.converter=org.apache.kafka.connect.json.JsonConverter\n\
              value.converter=org.apache.kafka.connect.json.JsonConverter\n\
-             plugin.path={}\nplugin.host.classpath={}\n",
+             plugin.path={}\nplugin.host.classpath={}\nplugin.host.scan.cache=false\n",
             w.path("offsets").display(),
             jars.plugin_path.display(),
             jars.classpath_string(),
@@ -102,4 +104,108 @@ fn java_plugins_of_plugin_path_are_listed_beside_the_builtins() {
     support::rest::wait_running(&running.client, "v", std::time::Duration::from_secs(120));
     let status = running.client.get("/connectors/v/status").json();
     assert_eq!(status["tasks"][0]["state"], "RUNNING", "{status:#}");
+}
+
+/// `connect-rs plugins --worker W --format json` with `XDG_CACHE_HOME=cache`: (stdout, log).
+fn list(w: &Workdir, worker: &std::path::Path, cache: &std::path::Path) -> (String, String) {
+    let out = w
+        .command(&[
+            "plugins",
+            "--worker",
+            &worker.display().to_string(),
+            "--format",
+            "json",
+        ])
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("run connect-rs plugins");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (stdout(&out), stderr(&out))
+}
+
+const JVM_STARTED: &str = "plugin host JVM started (generation 1";
+
+#[test]
+fn an_unchanged_plugin_path_is_listed_from_the_scan_cache_without_a_jvm() {
+    let jars = plugin_jars();
+    let w = Workdir::new();
+    let verifiable = w.path("plugins/verifiable");
+    std::fs::create_dir_all(&verifiable).unwrap();
+    for entry in std::fs::read_dir(&jars.verifiable).expect("the verifiable plugin folder") {
+        let path = entry.expect("an entry").path();
+        std::fs::copy(&path, verifiable.join(path.file_name().unwrap())).unwrap();
+    }
+    let jar = std::fs::read_dir(&verifiable)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("connect-test-plugins"))
+        })
+        .expect("the jar of the Verifiable connectors");
+    let cache = w.path("cache");
+    let base = format!(
+        "key.converter=org.apache.kafka.connect.storage.StringConverter\n\
+         value.converter=org.apache.kafka.connect.storage.StringConverter\n\
+         plugin.path={}\nplugin.host.classpath={}\n",
+        w.path("plugins").display(),
+        jars.classpath_string()
+    );
+    let worker = w.write("worker.properties", &base);
+    let scanned = |log: &str| log.contains(JVM_STARTED) && log.contains(" ms: ");
+    let cached_line = "Scanned 1 plugin.path location(s) (cached): ";
+
+    // A real scan, then the same answer from the cache: no JVM.
+    let (first, log) = list(&w, &worker, &cache);
+    assert!(scanned(&log), "{log}");
+    assert!(first.contains("VerifiableSourceConnector"), "{first}");
+    let (second, log) = list(&w, &worker, &cache);
+    assert_eq!(second, first);
+    assert!(!log.contains("plugin host JVM"), "{log}");
+    assert!(log.contains(cached_line), "{log}");
+    let files: Vec<_> = std::fs::read_dir(cache.join("connect-rs/plugin-host/scans"))
+        .expect("the scan cache directory")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // A jar touched: scanned again (same answer), then cached again.
+    let file = std::fs::File::options().write(true).open(&jar).unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+        .unwrap();
+    drop(file);
+    let (third, log) = list(&w, &worker, &cache);
+    assert!(scanned(&log), "{log}");
+    assert_eq!(third, first);
+
+    // A jar replaced by a broken one: scanned again, its plugins are gone, the error replayed
+    // from the cache as the scan logged it.
+    let bytes = std::fs::read(&jar).unwrap();
+    std::fs::write(&jar, &bytes[..bytes.len() / 3]).unwrap();
+    let (broken, log) = list(&w, &worker, &cache);
+    assert!(scanned(&log), "{log}");
+    assert!(!broken.contains("VerifiableSourceConnector"), "{broken}");
+    let error = format!("ERROR Failed to scan {}", jar.display());
+    assert!(log.contains(&error), "{log}");
+    let (again, log) = list(&w, &worker, &cache);
+    assert_eq!(again, broken);
+    assert!(
+        !log.contains("plugin host JVM") && log.contains(cached_line),
+        "{log}"
+    );
+    assert!(log.contains(&error), "{log}");
+
+    // plugin.host.scan.cache=false: a real scan though the answer is cached.
+    let off = w.write(
+        "worker-off.properties",
+        format!("{base}plugin.host.scan.cache=false\n"),
+    );
+    let (uncached, log) = list(&w, &off, &cache);
+    assert!(scanned(&log), "{log}");
+    assert!(!log.contains("(cached)"), "{log}");
+    assert_eq!(uncached, broken);
 }
