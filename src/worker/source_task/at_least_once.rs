@@ -25,6 +25,11 @@ use crate::worker::record_offset::{into_entry, same_partition, RecordOffset};
 use crate::worker::settings::WorkerSettings;
 use crate::worker::submitted::{BatchId, SubmittedRecords};
 
+/// Records in flight under which the producer's batch limit does not hold polls back.
+const SMALL_BATCHES_RECORDS: u64 = 10_000;
+/// Batches in flight at most, whatever their size.
+const MAX_BATCHES_IN_FLIGHT: usize = 10_000;
+
 /// A batch's acknowledgement: its id, its records and the outcome.
 type Ack = (BatchId, u64, Result<(), TopicError>);
 
@@ -72,6 +77,18 @@ impl AtLeastOnce {
             ack_tx,
             ack_rx,
         }
+    }
+
+    /// Whether the next poll waits for acknowledgements: the producer's batch limit applies
+    /// once [`SMALL_BATCHES_RECORDS`] records are in flight (a source returning a record or a
+    /// few per poll, as Kafka's Verifiable source or a CDC source under light load, would else
+    /// wait for the broker every few records: Kafka Connect bounds it by the producer's buffer
+    /// only), and [`MAX_BATCHES_IN_FLIGHT`] bounds the bookkeeping.
+    fn held_back(&self) -> bool {
+        let batches = self.submitted.in_flight();
+        batches >= MAX_BATCHES_IN_FLIGHT
+            || (batches >= self.producer.max_in_flight_batches()
+                && self.sent.saturating_sub(self.acked) >= SMALL_BATCHES_RECORDS)
     }
 
     /// Applies one acknowledgement: a failed delivery fails the task.
@@ -206,7 +223,7 @@ impl CommitStrategy for AtLeastOnce {
 
     async fn before_poll(&mut self, cx: LoopContext<'_>) -> Result<ControlFlow<()>, TaskError> {
         self.take_acks(false).await?;
-        while self.submitted.in_flight() >= self.producer.max_in_flight_batches() {
+        while self.held_back() {
             tokio::select! {
                 _ = cx.cancel.cancelled() => return Ok(ControlFlow::Break(())),
                 r = self.take_acks(true) => r?,
@@ -298,5 +315,54 @@ impl CommitStrategy for AtLeastOnce {
         let drained = self.drain().await;
         let flushed = self.flush(cx).await;
         result.and(drained).and(flushed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::offsets_file::FileOffsetStore;
+    use crate::topics::{Delivery, ProducerRecord};
+    use futures::future::BoxFuture;
+
+    /// A producer with the default batch limit (8); never asked to send here.
+    struct Unused;
+    impl TopicProducer for Unused {
+        fn send_batch(
+            &self,
+            _: Vec<ProducerRecord>,
+        ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
+            Box::pin(async { Err(TopicError::Other("unused".into())) })
+        }
+    }
+
+    /// `batches` batches of `records_each` records sent and not acknowledged.
+    fn in_flight(batches: usize, records_each: u64) -> AtLeastOnce {
+        let dir = tempfile::tempdir().unwrap();
+        let offsets = FileOffsetStore::open(&dir.path().join("offsets")).unwrap();
+        let mut s = AtLeastOnce::new(
+            Arc::new(Unused),
+            Arc::new(offsets),
+            WorkerSettings::default(),
+        );
+        let partition = Arc::new(connect_api::OffsetMap::new());
+        for _ in 0..batches {
+            s.submitted.submit([(partition.clone(), None)]);
+            s.sent += records_each;
+        }
+        s
+    }
+
+    #[test]
+    fn small_batches_are_not_held_back_by_the_producers_batch_limit() {
+        // Kafka's limit is 8 batches: one record per poll must not wait for the broker every
+        // 8 records.
+        assert!(!in_flight(8, 1).held_back());
+        assert!(!in_flight(500, 1).held_back());
+        // Large batches still are, once enough records are in flight.
+        assert!(in_flight(8, 2_000).held_back());
+        assert!(!in_flight(7, 2_000).held_back());
+        // And the number of batches is bounded whatever their size.
+        assert!(in_flight(MAX_BATCHES_IN_FLIGHT, 0).held_back());
     }
 }
