@@ -92,11 +92,8 @@ pub(crate) async fn next_event(
 
 /// Kafka Connect's message for a configuration that does not validate.
 pub(crate) fn invalid_config(e: &SpecError) -> HerderError {
-    let problems = e.problems();
-    HerderError::BadRequest(format!(
-        "Connector configuration is invalid and contains the following {} error(s):\n{}\nYou can also find the above list of errors at the endpoint `/connector-plugins/{{connectorType}}/config/validate`",
-        problems.len(),
-        problems.join("\n")
+    HerderError::BadRequest(super::validate::before_write::invalid_config_text(
+        &e.problems(),
     ))
 }
 

@@ -59,28 +59,32 @@ pub async fn check_java_connector(
     }
 }
 
-/// Kafka Connect's message for a validation answer with errors (`maybeAddConfigErrors`): the
-/// count, then every error on a line of its own; `None` without errors.
+/// Kafka Connect's message for a validation answer with errors (`maybeAddConfigErrors`):
+/// every error on a line of its own; `None` without errors.
 pub fn invalid_config_message(infos: &ConfigInfos) -> Option<String> {
-    if infos.error_count == 0 {
-        return None;
-    }
-    let mut message = format!(
-        "Connector configuration is invalid and contains the following {} error(s):",
-        infos.error_count
-    );
-    for error in infos
+    let errors: Vec<&str> = infos
         .configs
         .iter()
         .filter_map(|c| c.value.as_ref())
-        .flat_map(|v| &v.errors)
-    {
+        .flat_map(|v| v.errors.iter().map(String::as_str))
+        .collect();
+    (!errors.is_empty()).then(|| invalid_config_text(&errors))
+}
+
+/// Kafka Connect's message for a configuration with `problems`: their count, then each on a
+/// line of its own, then where to find them.
+pub fn invalid_config_text(problems: &[impl AsRef<str>]) -> String {
+    let mut message = format!(
+        "Connector configuration is invalid and contains the following {} error(s):",
+        problems.len()
+    );
+    for problem in problems {
         message.push('\n');
-        message.push_str(error);
+        message.push_str(problem.as_ref());
     }
     message.push_str(
         "\nYou can also find the above list of errors at the endpoint \
          `/connector-plugins/{connectorType}/config/validate`",
     );
-    Some(message)
+    message
 }
