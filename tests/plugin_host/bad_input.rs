@@ -16,17 +16,7 @@ fn a_missing_directory_a_corrupt_jar_an_unknown_class_and_no_java_are_clear_erro
     let w = Workdir::new();
     // One location with the Verifiable connectors, one with a truncated jar; a missing one.
     let plugins = w.path("plugins");
-    let verifiable = plugins.join("verifiable");
-    std::fs::create_dir_all(&verifiable).unwrap();
-    for entry in std::fs::read_dir(&jars.verifiable).expect("the verifiable plugin folder") {
-        let path = entry.expect("an entry").path();
-        std::fs::copy(&path, verifiable.join(path.file_name().unwrap())).unwrap();
-    }
-    let jar = std::fs::read_dir(&verifiable)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "jar"))
-        .expect("a jar");
+    let jar = jars.copy_verifiable(&plugins.join("verifiable"));
     let bytes = std::fs::read(jar).unwrap();
     let broken = w.write("plugins/corrupt/broken.jar", &bytes[..bytes.len() / 3]);
     let missing = w.path("no-such-plugins");

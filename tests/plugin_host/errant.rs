@@ -17,26 +17,11 @@ const WAIT: Duration = Duration::from_secs(120);
 /// A plugin directory with a sink whose task reports every record whose value contains
 /// "bad" as errant, writes the others to its stdout, and asks for a commit.
 fn reporting_plugin(w: &Workdir) -> PathBuf {
-    let connector = w.write(
-        "errant-src/fixture/ReportingSinkConnector.java",
-        r#"package fixture;
-
-import java.util.List;
-import java.util.Map;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.connect.connector.Task;
-import org.apache.kafka.connect.sink.SinkConnector;
-
-public class ReportingSinkConnector extends SinkConnector {
-    private Map<String, String> props;
-    @Override public String version() { return "1.0"; }
-    @Override public void start(Map<String, String> props) { this.props = props; }
-    @Override public Class<? extends Task> taskClass() { return ReportingSinkTask.class; }
-    @Override public List<Map<String, String>> taskConfigs(int maxTasks) { return List.of(props); }
-    @Override public void stop() {}
-    @Override public ConfigDef config() { return new ConfigDef(); }
-}
-"#,
+    let connector = crate::sink::sink_connector_java(
+        w,
+        "errant-src",
+        "ReportingSinkConnector",
+        "ReportingSinkTask",
     );
     let task = w.write(
         "errant-src/fixture/ReportingSinkTask.java",

@@ -129,21 +129,7 @@ const JVM_STARTED: &str = "plugin host JVM started (generation 1";
 fn an_unchanged_plugin_path_is_listed_from_the_scan_cache_without_a_jvm() {
     let jars = plugin_jars();
     let w = Workdir::new();
-    let verifiable = w.path("plugins/verifiable");
-    std::fs::create_dir_all(&verifiable).unwrap();
-    for entry in std::fs::read_dir(&jars.verifiable).expect("the verifiable plugin folder") {
-        let path = entry.expect("an entry").path();
-        std::fs::copy(&path, verifiable.join(path.file_name().unwrap())).unwrap();
-    }
-    let jar = std::fs::read_dir(&verifiable)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("connect-test-plugins"))
-        })
-        .expect("the jar of the Verifiable connectors");
+    let jar = jars.copy_verifiable(&w.path("plugins/verifiable"));
     let cache = w.path("cache");
     let base = format!(
         "key.converter=org.apache.kafka.connect.storage.StringConverter\n\

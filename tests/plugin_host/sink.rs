@@ -167,16 +167,13 @@ fn verifiable_sink_gets_every_record_commits_and_resumes_after_a_sigkill() {
     drop(running);
 }
 
-/// A plugin directory with a sink connector whose task throws from `put`, one whose first
-/// `put` throws a `RetriableException` (after `context.timeout(100)`), and one whose task
-/// calls `context.requestCommit()` in `put`, and one whose task calls `context.offset(tp, 0)` in
-/// `open`.
-fn fixture_plugins(w: &Workdir) -> PathBuf {
-    let connector = |name: &str, task: &str| {
-        w.write(
-            &format!("sink-src/fixture/{name}.java"),
-            format!(
-                r#"package fixture;
+/// Writes `<dir>/fixture/<name>.java`: a sink connector (version 1.0, no keys) whose one task
+/// configuration is its own and whose task is `fixture.<task>`.
+pub(crate) fn sink_connector_java(w: &Workdir, dir: &str, name: &str, task: &str) -> PathBuf {
+    w.write(
+        &format!("{dir}/fixture/{name}.java"),
+        format!(
+            r#"package fixture;
 
 import java.util.List;
 import java.util.Map;
@@ -194,9 +191,16 @@ public class {name} extends SinkConnector {{
     @Override public ConfigDef config() {{ return new ConfigDef(); }}
 }}
 "#
-            ),
-        )
-    };
+        ),
+    )
+}
+
+/// A plugin directory with a sink connector whose task throws from `put`, one whose first
+/// `put` throws a `RetriableException` (after `context.timeout(100)`), and one whose task
+/// calls `context.requestCommit()` in `put`, and one whose task calls `context.offset(tp, 0)` in
+/// `open`.
+fn fixture_plugins(w: &Workdir) -> PathBuf {
+    let connector = |name: &str, task: &str| sink_connector_java(w, "sink-src", name, task);
     let failing = connector("FailingSinkConnector", "FailingSinkTask");
     let failing_task = w.write(
         "sink-src/fixture/FailingSinkTask.java",

@@ -35,6 +35,23 @@ impl PluginJars {
             .collect::<Vec<_>>()
             .join(":")
     }
+
+    /// Copies the Verifiable plugin folder to `dest` (a folder of its own, for tests that
+    /// change its files); returns the jar of the Verifiable connectors there.
+    pub fn copy_verifiable(&self, dest: &std::path::Path) -> PathBuf {
+        std::fs::create_dir_all(dest).expect("the copy's folder");
+        let mut connectors = None;
+        for entry in std::fs::read_dir(&self.verifiable).expect("the verifiable plugin folder") {
+            let path = entry.expect("an entry").path();
+            let name = path.file_name().expect("a file name");
+            let copy = dest.join(name);
+            std::fs::copy(&path, &copy).expect("copy a Verifiable plugin file");
+            if name.to_string_lossy().starts_with("connect-test-plugins") {
+                connectors = Some(copy);
+            }
+        }
+        connectors.expect("the jar of the Verifiable connectors")
+    }
 }
 
 /// Runs `scripts/plugin-jars.sh` (downloads once per machine, then reuses; once per test
