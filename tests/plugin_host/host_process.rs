@@ -162,7 +162,7 @@ fn doctor_without_java_names_where_it_looked_and_exits_3() {
 }
 
 /// The bundle the build made, read from its directory (test binaries do not embed it).
-fn use_built_bundle() {
+pub(crate) fn use_built_bundle() {
     let dir = Path::new(env!("CONNECT_RS_PLUGIN_HOST_BUNDLE_DIR"));
     let hash = env!("CONNECT_RS_PLUGIN_HOST_BUNDLE_HASH");
     assert_ne!(
@@ -192,7 +192,7 @@ fn use_built_bundle() {
     })));
 }
 
-fn fast_settings() -> HostSettings {
+pub(crate) fn fast_settings() -> HostSettings {
     HostSettings {
         restart_backoff: Duration::from_millis(50),
         heartbeat_interval: Duration::from_millis(200),

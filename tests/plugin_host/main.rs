@@ -15,6 +15,7 @@ mod errant;
 mod faults;
 mod host_process;
 mod plugin_path;
+mod poll_ahead;
 mod scan;
 mod sink;
 mod smt_chain;

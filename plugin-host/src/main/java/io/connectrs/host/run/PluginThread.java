@@ -44,6 +44,17 @@ final class PluginThread {
         }
     }
 
+    /**
+     * Queues {@code run} on the thread without waiting for it; it runs after the calls asked so far.
+     * A thread that was closed refuses it ({@code RejectedExecutionException}).
+     */
+    void execute(Runnable run) {
+        exec.execute(() -> {
+            Thread.currentThread().setContextClassLoader(loader);
+            run.run();
+        });
+    }
+
     /** Lets the thread end once the calls asked so far have run. */
     void close() {
         exec.shutdown();

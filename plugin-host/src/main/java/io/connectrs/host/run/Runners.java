@@ -276,6 +276,7 @@ public final class Runners {
                 t.task = (SourceTask) o;
                 t.task.initialize(t.context);
                 t.task.start(props);
+                t.pollAhead = new PollAhead(t.thread, t.task);
                 return null;
             });
         } catch (Exception e) {
@@ -291,8 +292,8 @@ public final class Runners {
         final PluginThread thread;
         final HostTaskContext context;
         volatile SourceTask task;
-        /** Only used on the task's thread. */
-        Encoder encoder = new Encoder();
+        /** Set once the task started. */
+        volatile PollAhead pollAhead;
 
         TaskRunner(String id, Map<String, String> props, PluginThread thread) {
             this.id = id;
@@ -301,22 +302,7 @@ public final class Runners {
         }
 
         byte[] poll() throws Exception {
-            return thread.call(() -> {
-                try {
-                    List<SourceRecord> records = task.poll();
-                    Buf out = new Buf(256);
-                    int n = records == null ? 0 : records.size();
-                    out.putUvarint(n);
-                    for (int i = 0; i < n; i++) {
-                        encoder.sourceRecord(records.get(i), out);
-                    }
-                    return out.toByteArray();
-                } catch (Throwable e) {
-                    // connect-rs starts a fresh decoder after a failed poll: so does the encoder.
-                    encoder = new Encoder();
-                    throw e;
-                }
-            });
+            return pollAhead.take();
         }
 
         void commit() throws Exception {
@@ -327,6 +313,9 @@ public final class Runners {
         }
 
         void stop() throws Exception {
+            if (pollAhead != null) {
+                pollAhead.stop();
+            }
             try {
                 thread.call(() -> {
                     task.stop();
