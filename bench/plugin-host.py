@@ -3,7 +3,14 @@
 speed (`throughput=-1`) from `plugin.path`, run by connect-rs (its plugin host JVM) and by Apache
 Kafka Connect's ConnectStandalone, on the broker of scripts/kafka-harness.sh.
 
-    python3 bench/plugin-host.py [RECORDS]      (default 1000000)
+    python3 bench/plugin-host.py [RECORDS]              (default 1000000)
+    python3 bench/plugin-host.py --debezium [ROWS]      (default 1000000)
+
+With --debezium, the plugin is Debezium's PostgreSQL connector instead: it snapshots a table of
+ROWS rows (id, name, amount, created; made once per invocation in a database of its own on the
+PostgreSQL of scripts/db-harness.sh, with wal_level=logical) into a fresh topic, each run with
+its own replication slot (dropped after the run) and the shared publication; records/s is ROWS
+over the time until the topic holds them all.
 
 Rounds alternate the two systems (BENCH_RUNS, default 5); each run has a fresh topic (created by
 the producer, the broker's auto.create.topics.enable), fresh offsets and a fresh connector name.
@@ -118,6 +125,53 @@ def connector_file(path, topic):
                 f"topic={topic}\nthroughput=-1\nid=1\n")
 
 
+DEBEZIUM = "io.debezium.connector.postgresql.PostgresConnector"
+
+
+def db_sql(db, sql):
+    out = subprocess.run(["bash", "scripts/db-harness.sh", "sql", "postgres", db, sql], cwd=REPO,
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def debezium_table(stamp, rows):
+    """A database of its own with table `bench` of `rows` rows and publication `bench_pub`."""
+    pg = run_script("bash", "scripts/db-harness.sh", "start", "postgres")
+    db = f"bench_dbz_{stamp.replace('-', '_')}"
+    db_sql("connect", f"CREATE DATABASE {db}")
+    db_sql(db, "CREATE TABLE bench (id bigint PRIMARY KEY, name text NOT NULL, "
+               "amount numeric(12,2) NOT NULL, created timestamptz NOT NULL)")
+    db_sql(db, "INSERT INTO bench SELECT i, 'name-' || i, (i % 100000) / 100.0, "
+               f"timestamptz '2026-01-01' + i * interval '1 second' FROM generate_series(1, {rows}) i")
+    db_sql(db, "CREATE PUBLICATION bench_pub FOR TABLE bench")
+    log(f"debezium: database {db} with {rows} rows")
+    return pg, db
+
+
+def debezium_connector_file(path, pg, db, prefix):
+    with open(path, "w") as f:
+        f.write(f"name=bench-{prefix}\nconnector.class={DEBEZIUM}\ntasks.max=1\n"
+                f"database.hostname={pg['host']}\ndatabase.port={pg['port']}\n"
+                f"database.user={pg['user']}\ndatabase.password={pg['password']}\n"
+                f"database.dbname={db}\ntopic.prefix={prefix}\nplugin.name=pgoutput\n"
+                f"slot.name={prefix}\npublication.name=bench_pub\n"
+                "publication.autocreate.mode=disabled\nsnapshot.mode=initial\n"
+                "table.include.list=public.bench\n")
+
+
+def drop_slot(db, slot):
+    """Drops the run's replication slot (slots keep WAL), waiting for its connection to end."""
+    for _ in range(600):
+        active = db_sql(db, f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{slot}' "
+                            "AND active")
+        if active == "0":
+            db_sql(db, f"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                       f"WHERE slot_name = '{slot}'")
+            return
+        time.sleep(0.1)
+    log(f"replication slot {slot} still in use after 60 s; left in place")
+
+
 def measure(label, cmd, run_dir, bootstrap, topic, records, timeout):
     """Runs cmd until the topic holds `records` records; its figures, or its failure."""
     probe = EndOffsetProbe(bootstrap, topic)
@@ -165,7 +219,10 @@ def fmt(values, spec):
 
 
 def main():
-    records = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    args = sys.argv[1:]
+    debezium = "--debezium" in args
+    args = [a for a in args if a != "--debezium"]
+    records = int(args[0]) if args else 1_000_000
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     timeout = float(os.environ.get("BENCH_TIMEOUT", "300"))
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -194,16 +251,25 @@ def main():
                 "appender.out.layout.pattern = [%d] %p %m (%c)%n\n"
                 "rootLogger.level = INFO\nrootLogger.appenderRef.out.ref = OUT\n")
 
+    if debezium:
+        pg, db = debezium_table(stamp.replace("-", "_"), records)
+
     figures = {"connect-rs": [], "kafka-connect": []}
     failures = []
     for n in range(1, runs + 1):
         for system in ("connect-rs", "kafka-connect"):
-            topic = f"bench-ph-{system}-{stamp}-{n}"
             run_dir = os.path.join(base, f"{system}-{n}")
             os.makedirs(run_dir)
             worker = os.path.join(run_dir, "worker.properties")
-            conn = os.path.join(run_dir, "verifiable.properties")
-            connector_file(conn, topic)
+            if debezium:
+                prefix = f"bench_{'rs' if system == 'connect-rs' else 'kc'}_{n}_{os.getpid()}"
+                topic = f"{prefix}.public.bench"
+                conn = os.path.join(run_dir, "debezium.properties")
+                debezium_connector_file(conn, pg, db, prefix)
+            else:
+                topic = f"bench-ph-{system}-{stamp}-{n}"
+                conn = os.path.join(run_dir, "verifiable.properties")
+                connector_file(conn, topic)
             if system == "connect-rs":
                 worker_file(worker, bootstrap, run_dir, jars["plugin.path"],
                             f"plugin.host.classpath={host_cp}\n")
@@ -213,12 +279,17 @@ def main():
                 cmd = (["java"] + heap + jvm + [f"-Dlog4j2.configurationFile={log4j}", "-cp",
                        kc_cp, "org.apache.kafka.connect.cli.ConnectStandalone", worker, conn])
             r = measure(f"{system} #{n}", cmd, run_dir, bootstrap, topic, records, timeout)
+            if debezium:
+                drop_slot(db, prefix)
             if "failed" in r:
                 failures.append(f"{system} #{n}: {r['failed']} (log: {run_dir}/process.log)")
             else:
                 figures[system].append(r)
 
-    lines = [f"python3 bench/plugin-host.py {records}  (BENCH_RUNS={runs}; {time.ctime()}; "
+    if debezium:
+        db_sql("connect", f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+    what = "--debezium " if debezium else ""
+    lines = [f"python3 bench/plugin-host.py {what}{records}  (BENCH_RUNS={runs}; {time.ctime()}; "
              f"broker {bootstrap}; {os.cpu_count()} CPUs)", "",
              "| system | records/s | peak RSS MiB (worker + children) | CPU s per M records |",
              "|---|---|---|---|"]
