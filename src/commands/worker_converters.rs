@@ -31,6 +31,13 @@ pub fn check_worker_converters(
         let props = worker.originals_with_prefix(&format!("{key}."));
         let error = match plugins.converter(class) {
             Err(e) => Some((key.to_owned(), e.to_string())),
+            // A Java converter is configured by its tasks when run outside the worker's runtime.
+            Ok(_)
+                if plugins.converter_is_java(class, None)
+                    && !crate::plugin_host::smt::can_run_here() =>
+            {
+                None
+            }
             Ok(mut c) => c
                 .configure(&props, is_key)
                 .err()

@@ -127,6 +127,7 @@ async fn a_reconfiguration_request_replaces_the_tasks_only_when_the_plan_changed
     let converter = |class: &str| ConverterConfig {
         class: class.to_owned(),
         props: ConfigMap::new(),
+        version: None,
     };
     herder
         .start(ConnectorSpec {

@@ -216,10 +216,18 @@ fn resolved_spec(
             Some(class) => ConverterConfig {
                 class: class.to_owned(),
                 props: config.values().originals_with_prefix(&prefix),
+                version: config
+                    .values()
+                    .string(&config::plugin_version_key(key))
+                    .map(str::to_owned),
             },
             None => ConverterConfig {
                 class: worker_class.to_owned(),
                 props: worker.originals_with_prefix(&prefix),
+                version: worker
+                    .originals_with_prefix(&prefix)
+                    .get("plugin.version")
+                    .cloned(),
             },
         }
     };
@@ -323,8 +331,16 @@ fn check_converters(
         ("key.converter", key, true),
         ("value.converter", value, false),
     ] {
-        let error = match plugins.converter(&conv.class) {
+        let version = conv.version.as_deref();
+        let error = match plugins.versioned_converter(&conv.class, version) {
             Err(e) => Some((name.to_owned(), e.to_string())),
+            // A Java converter is configured by its tasks when run outside the worker's runtime.
+            Ok(_)
+                if plugins.converter_is_java(&conv.class, version)
+                    && !crate::plugin_host::smt::can_run_here() =>
+            {
+                None
+            }
             Ok(mut c) => c
                 .configure(&conv.props, is_key)
                 .err()
@@ -333,7 +349,7 @@ fn check_converters(
         problems.extend(error.map(|e| describe(name, e)));
     }
     let name = "header.converter";
-    let error = match plugins.header_converter(&header.class) {
+    let error = match plugins.versioned_header_converter(&header.class, header.version.as_deref()) {
         Err(e) => Some((name.to_owned(), e.to_string())),
         Ok(mut c) => c
             .configure(&header.props)

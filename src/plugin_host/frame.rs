@@ -87,6 +87,17 @@ impl MessageType {
     pub const SMT_TEST: Self = Self(42);
     /// Close a Java transformation or predicate: `{"id"}`.
     pub const SMT_CLOSE: Self = Self(43);
+    /// Make and configure a Java converter: `{"id","class","version","location","urls",
+    /// "props","is_key"}`.
+    pub const CONV_START: Self = Self(44);
+    /// A Java converter's `fromConnectData`: the id (string), the topic (string), a schema
+    /// and value item → 0 (null), or 1 + the bytes.
+    pub const CONV_FROM_CONNECT: Self = Self(45);
+    /// A Java converter's `toConnectData`: the id, the topic, 0 (null) or 1 + the bytes → a
+    /// schema and value item.
+    pub const CONV_TO_CONNECT: Self = Self(46);
+    /// Close a Java converter: `{"id"}`.
+    pub const CONV_CLOSE: Self = Self(47);
 
     /// The protocol version both sides speak (in `HELLO`).
     pub const PROTOCOL_VERSION: u32 = 1;
@@ -124,6 +135,10 @@ impl MessageType {
             Self::SMT_APPLY => "SMT_APPLY".into(),
             Self::SMT_TEST => "SMT_TEST".into(),
             Self::SMT_CLOSE => "SMT_CLOSE".into(),
+            Self::CONV_START => "CONV_START".into(),
+            Self::CONV_FROM_CONNECT => "CONV_FROM_CONNECT".into(),
+            Self::CONV_TO_CONNECT => "CONV_TO_CONNECT".into(),
+            Self::CONV_CLOSE => "CONV_CLOSE".into(),
             Self(n) => format!("type {n}"),
         }
     }

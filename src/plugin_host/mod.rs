@@ -21,6 +21,7 @@
 pub mod bundle;
 pub mod codec;
 pub mod control;
+pub mod converter;
 pub mod discover;
 pub mod error;
 pub mod frame;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use control::ControlConn;
+pub use converter::JavaConverterPlugin;
 pub use error::{Death, HostError, JavaError};
 pub use frame::MessageType;
 pub use java::JavaInfo;

@@ -108,16 +108,19 @@ pub fn can_run_here() -> bool {
 }
 
 /// Waits for `f` on the current multi-thread runtime from synchronous code.
-fn block<F: Future>(f: F) -> Result<F::Output, ConnectError> {
+pub(super) fn block<F: Future>(f: F) -> Result<F::Output, ConnectError> {
     let handle = tokio::runtime::Handle::try_current().map_err(|_| {
-        ConnectError::Other("a Java transformation or predicate runs only inside the worker".into())
+        ConnectError::Other(
+            "a Java transformation, predicate or converter runs only inside the worker".into(),
+        )
     })?;
     match handle.runtime_flavor() {
         tokio::runtime::RuntimeFlavor::MultiThread => {
             Ok(tokio::task::block_in_place(|| handle.block_on(f)))
         }
         _ => Err(ConnectError::Other(
-            "a Java transformation or predicate needs the worker's multi-thread runtime".into(),
+            "a Java transformation, predicate or converter needs the worker's multi-thread runtime"
+                .into(),
         )),
     }
 }
@@ -134,6 +137,19 @@ fn config_key(message: &str) -> Option<&str> {
     }
     let rest = message.strip_prefix("Missing required configuration \"")?;
     rest.split('"').next().filter(|k| !k.is_empty())
+}
+
+/// The error of a Java plugin's `configure`: a Java `ConfigException` is a configuration
+/// error on the key it names, anything else says what was being done (`what`).
+pub(super) fn config_error(what: &str, e: HostError) -> ConnectError {
+    match e {
+        HostError::Remote(j) if j.class.ends_with("ConfigException") => {
+            let message = j.message.clone().unwrap_or_else(|| j.to_string());
+            let key = config_key(&message).unwrap_or_default().to_owned();
+            ConnectError::config(key, message)
+        }
+        e => connect_error(what, e),
+    }
 }
 
 /// One Java instance: its id in the host and its codec streams.
@@ -189,15 +205,7 @@ impl Stage {
                 self.decoder = Decoder::new();
                 Ok(())
             }
-            Err(HostError::Remote(j)) if j.class.ends_with("ConfigException") => {
-                let message = j.message.clone().unwrap_or_else(|| j.to_string());
-                let key = config_key(&message).unwrap_or_default().to_owned();
-                Err(ConnectError::config(key, message))
-            }
-            Err(e) => Err(connect_error(
-                &format!("configuring the {}", self.what()),
-                e,
-            )),
+            Err(e) => Err(config_error(&format!("configuring the {}", self.what()), e)),
         }
     }
 

@@ -21,7 +21,9 @@ use super::java_desc::{JavaPluginDesc, JavaPluginKind};
 use super::version::{version_requirement, InvalidVersionSpec, Version, VersionRange};
 pub use crate::config::VersionDefault;
 use crate::converters::ConverterDesc;
-use crate::plugin_host::{JavaSinkPlugin, JavaSmtPlugin, JavaSourcePlugin, PluginHost, SmtKind};
+use crate::plugin_host::{
+    JavaConverterPlugin, JavaSinkPlugin, JavaSmtPlugin, JavaSourcePlugin, PluginHost, SmtKind,
+};
 
 /// A connector plugin of either direction.
 #[derive(Clone)]
@@ -142,13 +144,15 @@ impl RegistryError {
 
 fn java_not_wired(kind: &str, j: &JavaPluginDesc) -> String {
     let why = match j.kind {
+        _ if kind == "HeaderConverter" => "running Java header converters is not supported yet",
         JavaPluginKind::Plugin(
             PluginKind::Source
             | PluginKind::Sink
             | PluginKind::Transformation
-            | PluginKind::Predicate,
+            | PluginKind::Predicate
+            | PluginKind::Converter,
         ) => "no plugin host runs Java plugins here",
-        _ => "running Java converters is not supported yet",
+        _ => "running this kind of Java plugin is not supported",
     };
     format!(
         "{kind} {} (version {}) is a Java plugin from {}; {why}",
@@ -746,19 +750,102 @@ impl PluginRegistry {
         )
     }
 
-    /// A new, unconfigured converter called `name`.
+    /// A new, unconfigured converter called `name`: built in, or a Java converter when this
+    /// worker's plugin host runs the Java implementation chosen.
     ///
     /// # Errors
     /// [`RegistryError`] listing the available converters, or saying that the choice is a
-    /// Java plugin.
+    /// Java plugin no plugin host runs here.
     pub fn converter(&self, name: &str) -> Result<Box<dyn Converter>, RegistryError> {
-        match self.builtin_choice(Group::Converter, name)? {
-            Factory::Converter(ConverterDesc {
+        match self.builtin_choice(Group::Converter, name) {
+            Ok(Factory::Converter(ConverterDesc {
                 new_converter: Some(new),
                 ..
-            }) => Ok(new()),
-            _ => Err(self.not_found(Group::Converter, name)),
+            })) => Ok(new()),
+            Ok(_) => Err(self.not_found(Group::Converter, name)),
+            Err(e) => match self.java_converter(&e) {
+                Some(java) => Ok(java.new_converter()),
+                None => Err(e),
+            },
         }
+    }
+
+    /// As [`Self::converter`], for the implementation `*.converter.plugin.version` = `version`
+    /// chooses (`None`: not given, as [`Self::converter`]).
+    ///
+    /// # Errors
+    /// [`ChoiceError`]: no such converter, an invalid range, no version in the range, or a
+    /// Java implementation no plugin host runs here.
+    pub fn versioned_converter(
+        &self,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<Box<dyn Converter>, ChoiceError> {
+        let entry = self.choose(Group::Converter, name, version)?;
+        match &entry.origin {
+            Origin::Builtin {
+                factory:
+                    Factory::Converter(ConverterDesc {
+                        new_converter: Some(new),
+                        ..
+                    }),
+                ..
+            } => Ok(new()),
+            Origin::Java(j) => {
+                let mut e = self.not_found(Group::Converter, name);
+                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
+                match self.java_converter(&e) {
+                    Some(java) => Ok(java.new_converter()),
+                    None => Err(ChoiceError::NotFound(e)),
+                }
+            }
+            Origin::Builtin { .. } => Err(ChoiceError::NotFound(
+                self.not_found(Group::Converter, name),
+            )),
+        }
+    }
+
+    /// As [`Self::header_converter`], for the implementation `header.converter.plugin.version`
+    /// = `version` chooses (`None`: not given).
+    ///
+    /// # Errors
+    /// As [`Self::versioned_converter`]; a Java header converter cannot run yet.
+    pub fn versioned_header_converter(
+        &self,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<Box<dyn HeaderConverter>, ChoiceError> {
+        let entry = self.choose(Group::HeaderConverter, name, version)?;
+        match &entry.origin {
+            Origin::Builtin {
+                factory:
+                    Factory::Converter(ConverterDesc {
+                        new_header_converter: Some(new),
+                        ..
+                    }),
+                ..
+            } => Ok(new()),
+            Origin::Java(j) => {
+                let mut e = self.not_found(Group::HeaderConverter, name);
+                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
+                Err(ChoiceError::NotFound(e))
+            }
+            Origin::Builtin { .. } => Err(ChoiceError::NotFound(
+                self.not_found(Group::HeaderConverter, name),
+            )),
+        }
+    }
+
+    /// Whether the converter called `name` is a Java plugin (run by the plugin host: its
+    /// `configure` needs the worker's runtime).
+    pub fn converter_is_java(&self, name: &str, version: Option<&str>) -> bool {
+        matches!(
+            self.choose(Group::Converter, name, version),
+            Ok(Entry {
+                origin: Origin::Java(_),
+                ..
+            })
+        )
     }
 
     /// The Java class name of the converter or header converter called `name` (class name or
@@ -821,6 +908,21 @@ impl PluginRegistry {
         Some(JavaSmtPlugin::new(
             host.clone(),
             kind,
+            &j.class,
+            &j.version,
+            &j.location,
+        ))
+    }
+
+    /// The Java converter that `e` (an error of [`Self::converter`]) says the name chose, when
+    /// this worker's plugin host can run it (header converters cannot run in Java yet).
+    pub fn java_converter(&self, e: &RegistryError) -> Option<JavaConverterPlugin> {
+        let (j, host) = (e.java()?, self.host.as_ref()?);
+        if e.kind != "Converter" {
+            return None;
+        }
+        Some(JavaConverterPlugin::new(
+            host.clone(),
             &j.class,
             &j.version,
             &j.location,
@@ -1295,11 +1397,25 @@ mod tests {
             smt.class_name(),
             "io.debezium.transforms.ExtractNewRecordState"
         );
-        let e = t.converter("com.example.JsonishConverter").err().unwrap();
-        assert!(t.java_smt(&e).is_none());
+        assert!(t.converter_is_java("com.example.JsonishConverter", None));
+        assert!(
+            t.converter("com.example.JsonishConverter").is_ok(),
+            "a Java converter the host runs"
+        );
+        let t = t.with_java_plugins([java(
+            "com.example.JsonishHeaders",
+            "header_converter",
+            "1.0",
+            "/plugins/conv",
+        )]);
+        let e = t
+            .header_converter("com.example.JsonishHeaders")
+            .err()
+            .unwrap();
+        assert!(t.java_converter(&e).is_none());
         assert!(
             e.to_string().ends_with(
-                "is a Java plugin from /plugins/conv; running Java converters is not supported yet"
+                "is a Java plugin from /plugins/conv; running Java header converters is not supported yet"
             ),
             "{e}"
         );

@@ -54,6 +54,8 @@ pub struct ConverterConfig {
     pub class: String,
     /// Properties given to `configure`.
     pub props: ConfigMap,
+    /// Its `*.plugin.version` (KIP-891), when given: which implementation runs.
+    pub version: Option<String>,
 }
 
 /// A validated connector, ready to start.

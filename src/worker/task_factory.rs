@@ -60,21 +60,23 @@ pub struct TaskFactory {
 impl TaskFactory {
     fn converters(&self) -> Result<RecordConverters, ConnectError> {
         let spec = &self.spec;
-        let registry_error = |e: crate::plugins::RegistryError| ConnectError::Other(e.to_string());
-        let mut key = self
-            .plugins
-            .converter(&spec.key_converter.class)
-            .map_err(registry_error)?;
+        let choice_error = |e: crate::plugins::ChoiceError| ConnectError::Other(e.to_string());
+        let converter = |c: &super::ConverterConfig| {
+            self.plugins
+                .versioned_converter(&c.class, c.version.as_deref())
+                .map_err(choice_error)
+        };
+        let mut key = converter(&spec.key_converter)?;
         key.configure(&spec.key_converter.props, true)?;
-        let mut value = self
-            .plugins
-            .converter(&spec.value_converter.class)
-            .map_err(registry_error)?;
+        let mut value = converter(&spec.value_converter)?;
         value.configure(&spec.value_converter.props, false)?;
         let mut header = self
             .plugins
-            .header_converter(&spec.header_converter.class)
-            .map_err(registry_error)?;
+            .versioned_header_converter(
+                &spec.header_converter.class,
+                spec.header_converter.version.as_deref(),
+            )
+            .map_err(choice_error)?;
         header.configure(&spec.header_converter.props)?;
         Ok(RecordConverters { key, value, header })
     }

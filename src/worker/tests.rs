@@ -227,6 +227,7 @@ fn string_spec(
     let string = |class: &str| ConverterConfig {
         class: class.to_owned(),
         props: ConfigMap::new(),
+        version: None,
     };
     ConnectorSpec {
         name: name.into(),

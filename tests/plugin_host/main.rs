@@ -9,6 +9,7 @@ mod support;
 
 mod bad_input;
 mod codec;
+mod converter;
 mod debezium;
 mod distributed;
 mod errant;

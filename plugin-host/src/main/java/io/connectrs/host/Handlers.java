@@ -43,6 +43,7 @@ public final class Handlers {
         io.connectrs.host.run.Runners.register();
         io.connectrs.host.run.SinkRunners.register();
         io.connectrs.host.run.SmtRunners.register();
+        io.connectrs.host.run.ConverterRunners.register();
     }
 
     /** A service taking and answering one JSON document. */

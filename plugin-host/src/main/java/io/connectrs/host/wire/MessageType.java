@@ -78,6 +78,14 @@ public final class MessageType {
     public static final int SMT_TEST = 42;
     /** Close a transformation or predicate: {@code {"id"}}. */
     public static final int SMT_CLOSE = 43;
+    /** Make and configure a converter: {@code {"id","class","version","location","urls","props","is_key"}}. */
+    public static final int CONV_START = 44;
+    /** A converter's {@code fromConnectData}: id, topic, schema and value item; answers 0 (null) or 1 + bytes. */
+    public static final int CONV_FROM_CONNECT = 45;
+    /** A converter's {@code toConnectData}: id, topic, 0 (null) or 1 + bytes; answers a schema and value item. */
+    public static final int CONV_TO_CONNECT = 46;
+    /** Close a converter: {@code {"id"}}. */
+    public static final int CONV_CLOSE = 47;
 
     /** The protocol version sent in {@code HELLO}. */
     public static final int PROTOCOL_VERSION = 1;
@@ -115,6 +123,10 @@ public final class MessageType {
             case SMT_APPLY: return "SMT_APPLY";
             case SMT_TEST: return "SMT_TEST";
             case SMT_CLOSE: return "SMT_CLOSE";
+            case CONV_START: return "CONV_START";
+            case CONV_FROM_CONNECT: return "CONV_FROM_CONNECT";
+            case CONV_TO_CONNECT: return "CONV_TO_CONNECT";
+            case CONV_CLOSE: return "CONV_CLOSE";
             default: return "type " + type;
         }
     }
