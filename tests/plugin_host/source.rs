@@ -196,17 +196,29 @@ public class FailingSourceConnector extends SourceConnector {
         "fixture-src/fixture/FailingSourceTask.java",
         r#"package fixture;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.metrics.Measurable;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 
 public class FailingSourceTask extends SourceTask {
     private int polls;
+    private Sensor sensor;
     @Override public String version() { return "1.0"; }
-    @Override public void start(Map<String, String> props) {}
+    @Override public void start(Map<String, String> props) {
+        // KIP-877 plugin metrics: a metric and a sensor of the task's context.
+        PluginMetrics metrics = context.pluginMetrics();
+        metrics.addMetric(metrics.metricName("polls", "Polls so far.", new LinkedHashMap<>()),
+            (Measurable) (config, now) -> polls);
+        sensor = metrics.addSensor("poll-sensor");
+    }
     @Override public List<SourceRecord> poll() {
+        sensor.record();
         polls++;
         if (polls > 3) {
             explode();
@@ -329,6 +341,14 @@ fn a_java_task_that_throws_is_failed_with_the_java_stack_trace() {
         trace.contains("\tat fixture.FailingSourceTask.explode(FailingSourceTask.java:")
             && trace.contains("\tat fixture.FailingSourceTask.poll(FailingSourceTask.java:"),
         "the Java stack trace: {trace}"
+    );
+    // Its plugin metrics were accepted (pluginMetrics() was null before), with a warning.
+    let log = w.log();
+    assert!(
+        log.contains(
+            "task failing-0 registers plugin metrics (pluginMetrics()); connect-rs does not export them yet"
+        ),
+        "{log}"
     );
 }
 

@@ -111,11 +111,13 @@ public final class Runners {
     private static final class ConnectorRunner {
         final String name;
         final PluginThread thread;
+        final HostConnectorContext context;
         volatile Connector connector;
 
         ConnectorRunner(String name, PluginThread thread) {
             this.name = name;
             this.thread = thread;
+            this.context = new HostConnectorContext(name);
         }
     }
 
@@ -136,7 +138,7 @@ public final class Runners {
                     throw new ConnectException(className + " is neither a SourceConnector nor a SinkConnector");
                 }
                 Connector c = (Connector) o;
-                c.initialize(new HostConnectorContext(name));
+                c.initialize(r.context);
                 r.connector = c;
                 c.start(props);
                 Class<?> tc = c.taskClass();
@@ -172,6 +174,7 @@ public final class Runners {
                 });
             } finally {
                 r.thread.close();
+                r.context.metrics.close();
             }
         }
         return Map.of();
@@ -187,6 +190,7 @@ public final class Runners {
             // It was replaced: connect-rs lost track of it.
         } finally {
             r.thread.close();
+            r.context.metrics.close();
         }
     }
 
@@ -202,9 +206,11 @@ public final class Runners {
     private static final class HostConnectorContext implements SourceConnectorContext,
             org.apache.kafka.connect.sink.SinkConnectorContext {
         private final String name;
+        final HostPluginMetrics metrics;
 
         HostConnectorContext(String name) {
             this.name = name;
+            this.metrics = HostPluginMetrics.ofConnector(name);
         }
 
         @Override
@@ -227,7 +233,7 @@ public final class Runners {
 
         @Override
         public PluginMetrics pluginMetrics() {
-            return null;
+            return metrics.get();
         }
 
         @Override
@@ -323,6 +329,7 @@ public final class Runners {
                 });
             } finally {
                 thread.close();
+                context.metrics.close();
             }
         }
     }
@@ -331,10 +338,12 @@ public final class Runners {
     private static final class HostTaskContext implements SourceTaskContext {
         private final Map<String, String> configs;
         private final HostOffsetReader reader;
+        final HostPluginMetrics metrics;
 
         HostTaskContext(String id, Map<String, String> configs) {
             this.configs = configs;
             this.reader = new HostOffsetReader(id);
+            this.metrics = HostPluginMetrics.ofTask(id);
         }
 
         @Override
@@ -349,7 +358,7 @@ public final class Runners {
 
         @Override
         public PluginMetrics pluginMetrics() {
-            return null;
+            return metrics.get();
         }
     }
 

@@ -257,6 +257,7 @@ public final class SinkRunners {
                 });
             } finally {
                 thread.close();
+                context.metrics.close();
             }
         }
     }
@@ -268,9 +269,12 @@ public final class SinkRunners {
         final Set<TopicPartition> assignment = Collections.synchronizedSet(new LinkedHashSet<>());
         volatile long timeoutMs;
 
+        final HostPluginMetrics metrics;
+
         HostSinkTaskContext(String id, Map<String, String> configs) {
             this.id = id;
             this.configs = configs;
+            this.metrics = HostPluginMetrics.ofTask(id);
         }
 
         @Override
@@ -373,7 +377,7 @@ public final class SinkRunners {
 
         @Override
         public PluginMetrics pluginMetrics() {
-            return null;
+            return metrics.get();
         }
 
         /**
