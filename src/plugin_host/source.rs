@@ -255,17 +255,13 @@ struct ConnectorInbound {
 }
 
 impl Inbound for ConnectorInbound {
-    fn request(&self, kind: MessageType, _body: &[u8]) -> Result<Vec<u8>, String> {
-        Err(format!("connectors take no {} request", kind.name()))
+    fn request(&self, kind: MessageType, body: &[u8]) -> Result<Vec<u8>, String> {
+        connector_request(&self.ctx, kind, body)
     }
 
     fn notify(&self, kind: MessageType, body: &[u8]) {
         if kind == MessageType::CONN_RAISE_ERROR {
-            let error = match serde_json::from_slice::<JavaError>(body) {
-                Ok(j) => java_error(&j),
-                Err(e) => ConnectError::Other(format!("the plugin host raised an error: {e}")),
-            };
-            self.ctx.raise_error(error);
+            raise_java_error(&self.ctx, body);
         } else if kind == MessageType::CONN_RECONFIGURE {
             let running = self.running.clone();
             let ctx = self.ctx.clone();
@@ -281,6 +277,54 @@ impl Inbound for ConnectorInbound {
             });
         }
     }
+}
+
+/// The committed offsets of a connector, read through its context.
+struct ContextOffsets<'a>(&'a ConnectorContext);
+
+impl OffsetReader for ContextOffsets<'_> {
+    fn offset(&self, partition: &OffsetMap) -> Option<OffsetMap> {
+        self.0.offset(partition)
+    }
+}
+
+/// A connector's request of the host: `OFFSETS_READ` (its `offsetStorageReader()`).
+fn connector_request(
+    ctx: &ConnectorContext,
+    kind: MessageType,
+    body: &[u8],
+) -> Result<Vec<u8>, String> {
+    if kind != MessageType::OFFSETS_READ {
+        return Err(format!("connectors take no {} request", kind.name()));
+    }
+    read_offsets(&ContextOffsets(ctx), body).map_err(|e| e.to_string())
+}
+
+/// What a connector's `start` may ask before it is running: its offsets.
+struct StartingConnector(ConnectorContext);
+
+impl Inbound for StartingConnector {
+    fn request(&self, kind: MessageType, body: &[u8]) -> Result<Vec<u8>, String> {
+        connector_request(&self.0, kind, body)
+    }
+
+    fn notify(&self, kind: MessageType, body: &[u8]) {
+        if kind == MessageType::CONN_RAISE_ERROR {
+            raise_java_error(&self.0, body);
+        } else {
+            // A reconfiguration request: the start plans the tasks right after.
+            tracing::debug!(target: "connect_rs::plugin_host", "a starting connector's {} is not needed", kind.name());
+        }
+    }
+}
+
+/// A Java connector's `raiseError`: the connector fails with the Java exception.
+fn raise_java_error(ctx: &ConnectorContext, body: &[u8]) {
+    let error = match serde_json::from_slice::<JavaError>(body) {
+        Ok(j) => java_error(&j),
+        Err(e) => ConnectError::Other(format!("the plugin host raised an error: {e}")),
+    };
+    ctx.raise_error(error);
 }
 
 fn tasks_max(props: &ConfigMap) -> usize {
@@ -310,6 +354,8 @@ impl SourceConnector for JavaSourceConnector {
             .ctx
             .clone()
             .unwrap_or_else(|| ConnectorContext::detached(name.clone()));
+        // Its start() may read its offsets already.
+        conn.register_target(&name, Arc::new(StartingConnector(ctx.clone())));
         let answer = conn
             .request(
                 MessageType::CONN_START,
@@ -323,7 +369,10 @@ impl SourceConnector for JavaSourceConnector {
                 })),
             )
             .await
-            .map_err(|e| connect_error("Java connector start", e))?;
+            .map_err(|e| {
+                conn.unregister_target(&name);
+                connect_error("Java connector start", e)
+            })?;
         let started: Started = serde_json::from_slice(&answer).map_err(|e| {
             ConnectError::Other(format!("the plugin host's CONN_START answer: {e}"))
         })?;

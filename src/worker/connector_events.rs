@@ -5,9 +5,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use connect_api::{ConnectError, ConnectorContext, ConnectorControl};
+use connect_api::{ConnectError, ConnectorContext, ConnectorControl, OffsetMap};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio_util::sync::CancellationToken;
+
+use crate::storage::OffsetStore;
 
 /// A request of a running connector.
 #[derive(Debug)]
@@ -43,9 +45,15 @@ impl Default for ConnectorEvents {
 impl ConnectorEvents {
     /// A channel nobody reads yet.
     pub fn new() -> Self {
+        Self::with_offsets(None)
+    }
+
+    /// A channel nobody reads yet, whose contexts read the connectors' committed source
+    /// offsets from `offsets`.
+    pub fn with_offsets(offsets: Option<Arc<dyn OffsetStore>>) -> Self {
         let (tx, rx) = unbounded_channel();
         Self {
-            control: Arc::new(Sender(tx)),
+            control: Arc::new(Sender(tx, offsets)),
             receiver: Mutex::new(Some(rx)),
         }
     }
@@ -67,8 +75,12 @@ impl ConnectorEvents {
     }
 }
 
-/// Sends the contexts' requests (dropped when nobody listens: a worker without a herder).
-struct Sender(UnboundedSender<ConnectorEvent>);
+/// Sends the contexts' requests (dropped when nobody listens: a worker without a herder), and
+/// answers their offset reads from the worker's offset store.
+struct Sender(
+    UnboundedSender<ConnectorEvent>,
+    Option<Arc<dyn OffsetStore>>,
+);
 
 impl ConnectorControl for Sender {
     fn request_task_reconfiguration(&self, connector: &str) {
@@ -89,6 +101,10 @@ impl ConnectorControl for Sender {
             connector.to_owned(),
             error.to_string(),
         ));
+    }
+
+    fn offset(&self, connector: &str, partition: &OffsetMap) -> Option<OffsetMap> {
+        self.1.as_ref()?.get(connector, partition)
     }
 }
 

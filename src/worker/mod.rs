@@ -148,6 +148,7 @@ impl Worker {
         offsets: Arc<dyn OffsetStore>,
         topics: Arc<dyn TopicBackend>,
     ) -> Self {
+        let events = connector_events::ConnectorEvents::with_offsets(Some(offsets.clone()));
         Self {
             settings,
             plugins,
@@ -158,7 +159,7 @@ impl Worker {
             starting: Vec::new(),
             next_start_id: 0,
             tasks: Vec::new(),
-            events: connector_events::ConnectorEvents::new(),
+            events,
             retired_topics: std::collections::HashMap::new(),
             board: TaskBoard::default(),
             metrics: Arc::default(),

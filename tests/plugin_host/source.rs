@@ -175,6 +175,7 @@ fn fixture_plugins(w: &Workdir) -> PathBuf {
         "fixture-src/fixture/FailingSourceConnector.java",
         r#"package fixture;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
@@ -186,7 +187,13 @@ public class FailingSourceConnector extends SourceConnector {
     @Override public String version() { return "1.0"; }
     @Override public void start(Map<String, String> props) { this.props = props; }
     @Override public Class<? extends Task> taskClass() { return FailingSourceTask.class; }
-    @Override public List<Map<String, String>> taskConfigs(int maxTasks) { return List.of(props); }
+    /** The task resumes from the connector's committed offset (its OffsetStorageReader). */
+    @Override public List<Map<String, String>> taskConfigs(int maxTasks) {
+        Map<String, Object> offset = context().offsetStorageReader().offset(Map.of("f", 1));
+        Map<String, String> config = new HashMap<>(props);
+        config.put("resume.from", offset == null ? "none" : String.valueOf(offset.get("n")));
+        return List.of(config);
+    }
     @Override public void stop() {}
     @Override public ConfigDef config() { return new ConfigDef(); }
 }
@@ -316,7 +323,8 @@ fn a_java_task_that_throws_is_failed_with_the_java_stack_trace() {
     let w = Workdir::new();
     let plugins = fixture_plugins(&w);
     let worker = w.worker(&format!(
-        "offset.storage.file.filename={}\nplugin.path={}\nplugin.discovery=only_scan",
+        "offset.storage.file.filename={}\noffset.flush.interval.ms=100\nplugin.path={}\n\
+         plugin.discovery=only_scan",
         w.path("offsets").display(),
         plugins.display()
     ));
@@ -349,6 +357,32 @@ fn a_java_task_that_throws_is_failed_with_the_java_stack_trace() {
             "task failing-0 registers plugin metrics (pluginMetrics()); connect-rs does not export them yet"
         ),
         "{log}"
+    );
+
+    // The connector reads its committed offset (its OffsetStorageReader) when it plans tasks.
+    let task_config = |key: &str| {
+        let r = running.client.get("/connectors/failing/tasks");
+        r.json()[0]["config"][key].as_str().map(str::to_owned)
+    };
+    assert_eq!(task_config("resume.from").as_deref(), Some("none"));
+    wait_for("the 3 records' offset to be committed", WAIT, || {
+        let r = running.client.get("/connectors/failing/offsets");
+        r.status == 200 && r.json()["offsets"][0]["offset"]["n"] == 3
+    });
+    // A new configuration starts the connector again: its tasks are planned anew.
+    let r = running.client.put(
+        "/connectors/failing/config",
+        &serde_json::json!({
+            "connector.class": "fixture.FailingSourceConnector",
+            "tasks.max": "1",
+            "fixture.round": "2",
+        }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    wait_for(
+        "the reconfigured connector to plan from its offset",
+        WAIT,
+        || task_config("resume.from").as_deref() == Some("3"),
     );
 }
 

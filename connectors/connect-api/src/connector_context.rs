@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ConnectError;
+use crate::OffsetMap;
 
 /// The runtime side of a [`ConnectorContext`]: what the herder does on a connector's request.
 pub trait ConnectorControl: Send + Sync {
@@ -21,6 +22,12 @@ pub trait ConnectorControl: Send + Sync {
     /// background failure.
     fn instance_lost(&self, connector: &str, error: ConnectError) {
         self.raise_error(connector, error);
+    }
+    /// The last committed source offset of `partition` for connector `connector` (Kafka
+    /// Connect's `SourceConnectorContext.offsetStorageReader()`); `None` when there is none or
+    /// the runtime keeps no offsets here.
+    fn offset(&self, _connector: &str, _partition: &OffsetMap) -> Option<OffsetMap> {
+        None
     }
 }
 
@@ -85,6 +92,12 @@ impl ConnectorContext {
     /// such call, its connectors run in the worker's own JVM).
     pub fn instance_lost(&self, error: ConnectError) {
         self.control.instance_lost(&self.connector, error);
+    }
+
+    /// The connector's last committed source offset of `partition` (Kafka Connect's
+    /// `SourceConnectorContext.offsetStorageReader().offset(partition)`).
+    pub fn offset(&self, partition: &OffsetMap) -> Option<OffsetMap> {
+        self.control.offset(&self.connector, partition)
     }
 
     /// Fires when the connector is stopped.

@@ -33,8 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code CONN_START}, {@code CONN_TASK_CONFIGS}, {@code CONN_STOP}) and the source task lifecycle
  * ({@code TASK_START}, {@code TASK_POLL}, {@code TASK_COMMIT}, {@code TASK_STOP}), each instance on a
  * {@link PluginThread} of its own. The contexts talk back to connect-rs: a reconfiguration request
- * and a raised error are notifies, a task's {@code OffsetStorageReader} is an {@code OFFSETS_READ}
- * request answered from the task's offsets in connect-rs.
+ * and a raised error are notifies, a connector's or task's {@code OffsetStorageReader} is an
+ * {@code OFFSETS_READ} request answered from the connector's offsets in connect-rs.
  */
 public final class Runners {
     private Runners() {}
@@ -207,10 +207,13 @@ public final class Runners {
             org.apache.kafka.connect.sink.SinkConnectorContext {
         private final String name;
         final HostPluginMetrics metrics;
+        /** The connector's committed offsets, read from connect-rs. */
+        private final HostOffsetReader reader;
 
         HostConnectorContext(String name) {
             this.name = name;
             this.metrics = HostPluginMetrics.ofConnector(name);
+            this.reader = new HostOffsetReader(name);
         }
 
         @Override
@@ -238,8 +241,7 @@ public final class Runners {
 
         @Override
         public OffsetStorageReader offsetStorageReader() {
-            throw new UnsupportedOperationException(
-                    "connect-rs's plugin host does not give source connectors an OffsetStorageReader yet");
+            return reader;
         }
     }
 
