@@ -51,6 +51,7 @@ pub async fn run(args: StandaloneArgs) -> Result<(), CommandError> {
     };
     // Validate every connector before anything starts.
     let files = connector_files::validate(&sources, &worker_config, &plugins)?;
+    connector_files::java_check::check_java_connectors(&files, &worker_config, &plugins).await?;
     let reconciler = watch
         .is_some()
         .then(|| Reconciler::new(sources, &files, worker_config.clone(), plugins.clone()));

@@ -366,4 +366,24 @@ fn java_connector_config_and_validation_match_kafka_connect() {
     assert_eq!((ours.status, ours.json()), (kafka.status, kafka.json()));
     assert_eq!(rs.client.get("/connectors").json(), json!([]));
     drop(rs);
+
+    // A connector file on the command line is validated by its plugin before anything starts,
+    // as Kafka Connect's standalone worker does: exit 3 naming the file, with Kafka's message.
+    let out = w
+        .command(&[
+            "standalone",
+            &worker.display().to_string(),
+            &file.display().to_string(),
+        ])
+        .output()
+        .expect("run connect-rs standalone");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: Connector configuration is invalid and contains the following",
+            file.display()
+        )) && err.contains("database.port"),
+        "{err}"
+    );
 }

@@ -7,6 +7,7 @@
 //! * [`reconcile`]: compares the files with what was last applied and drives the herder;
 //! * [`watch`]: the `notify` watcher on the files' directories, debounced.
 
+pub mod java_check;
 pub mod listing;
 pub mod reconcile;
 pub mod watch;
