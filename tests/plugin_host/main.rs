@@ -13,6 +13,7 @@ mod converter;
 mod debezium;
 mod distributed;
 mod errant;
+mod exactly_once_kafka;
 mod faults;
 mod host_process;
 mod plugin_path;

@@ -41,7 +41,7 @@ pub(crate) fn jvm_pid(log: &str) -> Option<u32> {
 }
 
 /// The `N` of Verifiable's `... resuming from seqno N` log line (its SLF4J INFO event).
-fn resumed_from(log: &str) -> Option<u64> {
+pub(crate) fn resumed_from(log: &str) -> Option<u64> {
     let at = log.rfind("resuming from seqno ")?;
     let rest = &log[at + "resuming from seqno ".len()..];
     rest.split(|c: char| !c.is_ascii_digit())
