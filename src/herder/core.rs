@@ -369,8 +369,13 @@ impl HerderCore {
             self.worker.stop_connector(name).await;
             self.start_stored(name);
         } else {
-            // The connector instance only planned the tasks; the selected tasks restart alone,
-            // each from its committed offsets.
+            if connector_restarts {
+                // A new instance of the connector (as Kafka Connect restarts it); its tasks keep
+                // running unless it plans other configurations.
+                self.worker.stop_connector_instance(name).await;
+                self.start_stored(name);
+            }
+            // The selected tasks restart, each from its committed offsets.
             for id in task_restarts {
                 self.restart_task(name, id).await?;
             }

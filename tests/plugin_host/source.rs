@@ -369,18 +369,13 @@ fn a_java_task_that_throws_is_failed_with_the_java_stack_trace() {
         let r = running.client.get("/connectors/failing/offsets");
         r.status == 200 && r.json()["offsets"][0]["offset"]["n"] == 3
     });
-    // A new configuration starts the connector again: its tasks are planned anew.
-    let r = running.client.put(
-        "/connectors/failing/config",
-        &serde_json::json!({
-            "connector.class": "fixture.FailingSourceConnector",
-            "tasks.max": "1",
-            "fixture.round": "2",
-        }),
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    // A restart starts a new connector instance (as Kafka Connect): it plans the tasks anew.
+    let r = running
+        .client
+        .post_with("/connectors/failing/restart", &[], "");
+    assert_eq!(r.status, 204, "{}", r.body);
     wait_for(
-        "the reconfigured connector to plan from its offset",
+        "the restarted connector to plan from its offset",
         WAIT,
         || task_config("resume.from").as_deref() == Some("3"),
     );
