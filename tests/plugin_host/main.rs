@@ -15,6 +15,7 @@ mod distributed;
 mod errant;
 mod exactly_once_kafka;
 mod faults;
+mod file_edits;
 mod host_process;
 mod plugin_path;
 mod poll_ahead;

@@ -30,7 +30,12 @@ fn not_java(p: &Path) -> bool {
 
 /// Compiles fixture `name` (optionally its sources rewritten by `edit`) into `build/<out>`, with
 /// its resources, and returns the folder.
-fn build_fixture(work: &Path, name: &str, out: &str, edit: impl Fn(String) -> String) -> PathBuf {
+pub(crate) fn build_fixture(
+    work: &Path,
+    name: &str,
+    out: &str,
+    edit: impl Fn(String) -> String,
+) -> PathBuf {
     let src_root = fixtures().join(name);
     let srcs: Vec<PathBuf> = java::java_files(&src_root)
         .into_iter()

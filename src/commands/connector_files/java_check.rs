@@ -1,7 +1,8 @@
 //! Java connectors of command-line connector files validated by their plugin before anything
 //! starts, as Kafka Connect's standalone worker validates each connector before creating it
 //! (`validateConnectorConfig`): a connector file with an invalid value stops the start with
-//! exit 3, naming the file, with Kafka's message.
+//! exit 3, naming the file, with Kafka's message. (A watched file's later edits are checked
+//! the same way by [`super::reconcile`], which refuses an invalid one.)
 
 use anyhow::anyhow;
 
@@ -10,6 +11,15 @@ use crate::commands::{CommandError, EXIT_CONNECTOR};
 use crate::config::WorkerConfig;
 use crate::herder::validate::before_write::{check_java_connector, RefusedConfig};
 use crate::plugins::PluginRegistry;
+
+/// The worker's key, value and header converter classes (the defaults of a connector's).
+pub fn worker_converters(worker: &WorkerConfig) -> [String; 3] {
+    [
+        worker.key_converter_class().to_owned(),
+        worker.value_converter_class().to_owned(),
+        worker.header_converter_class().to_owned(),
+    ]
+}
 
 /// Checks the Java connectors of `files` with their plugins (built-in ones were checked when
 /// the files were read).
@@ -21,11 +31,7 @@ pub async fn check_java_connectors(
     worker: &WorkerConfig,
     plugins: &PluginRegistry,
 ) -> Result<(), CommandError> {
-    let converters = [
-        worker.key_converter_class().to_owned(),
-        worker.value_converter_class().to_owned(),
-        worker.header_converter_class().to_owned(),
-    ];
+    let converters = worker_converters(worker);
     let mut problems = Vec::new();
     for file in files {
         let checked = check_java_connector(

@@ -13,8 +13,10 @@ use std::sync::Arc;
 use connect_api::ConfigMap;
 use tracing::{debug, error, info};
 
+use super::java_check;
 use super::{load, Sources, ValidFile};
 use crate::config::WorkerConfig;
+use crate::herder::validate::before_write::check_java_connector;
 use crate::herder::{HerderError, HerderHandle};
 use crate::plugins::PluginRegistry;
 
@@ -320,6 +322,16 @@ impl Reconciler {
             if herder.is_closed() {
                 return;
             }
+            let action = match self.refused_by_plugin(action).await {
+                Ok(action) => action,
+                Err((refusal, file, running)) => {
+                    apply(herder, refusal).await;
+                    if let Some(k) = next.get_mut(&file) {
+                        k.connector = running;
+                    }
+                    continue;
+                }
+            };
             if let Some((file, connector)) = apply(herder, action).await {
                 if let Some(k) = next.get_mut(&file) {
                     k.connector = connector;
@@ -327,6 +339,46 @@ impl Reconciler {
             }
         }
         self.known = next;
+    }
+
+    /// `action`, unless it puts a Java connector's configuration that its plugin finds invalid
+    /// (validated first, as REST creates and updates are): then the refusal to apply instead,
+    /// with its file and the connector that keeps running.
+    async fn refused_by_plugin(
+        &self,
+        action: Action,
+    ) -> Result<Action, (Action, PathBuf, Option<String>)> {
+        let Action::Put {
+            file,
+            connector,
+            config,
+            replace,
+            change,
+        } = action
+        else {
+            return Ok(action);
+        };
+        let converters = java_check::worker_converters(&self.worker);
+        match check_java_connector(&self.plugins, &converters, self.worker.providers(), &config)
+            .await
+        {
+            Ok(()) => Ok(Action::Put {
+                file,
+                connector,
+                config,
+                replace,
+                change,
+            }),
+            Err(e) => {
+                let running = change.updated.then_some(connector);
+                let refusal = Action::Refuse {
+                    file: file.clone(),
+                    running: running.clone(),
+                    problems: e.to_string(),
+                };
+                Err((refusal, file, running))
+            }
+        }
     }
 
     /// Reads `path`: `None` when it is gone (or could not be read and defined nothing yet).
