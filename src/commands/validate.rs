@@ -243,11 +243,7 @@ async fn check(raw: &RawConfig, worker: &WorkerConfig, plugins: &PluginRegistry)
         .map(|(k, e)| (k.to_owned(), Some(e.value.clone())))
         .collect();
     let plugin = raw.get(CONNECTOR_CLASS).unwrap_or_default();
-    let converters = [
-        worker.key_converter_class().to_owned(),
-        worker.value_converter_class().to_owned(),
-        worker.header_converter_class().to_owned(),
-    ];
+    let converters = worker.converter_classes();
     match validate_config(plugins, &converters, worker.providers(), plugin, &props).await {
         Ok(infos) => Outcome::Checked(infos),
         Err(e) => Outcome::Refused(e),

@@ -171,6 +171,15 @@ impl WorkerConfig {
             .unwrap_or(DEFAULT_HEADER_CONVERTER)
     }
 
+    /// The key, value and header converter classes (what a connector inherits).
+    pub fn converter_classes(&self) -> [String; 3] {
+        [
+            self.key_converter_class().to_owned(),
+            self.value_converter_class().to_owned(),
+            self.header_converter_class().to_owned(),
+        ]
+    }
+
     /// `task.shutdown.graceful.timeout.ms` (default 5 s).
     pub fn task_shutdown_graceful_timeout(&self) -> Duration {
         self.millis("task.shutdown.graceful.timeout.ms")

@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::codec::{self, Decoder, Encoder, Reader};
 use super::smt::{block, config_error};
-use super::source::{connect_error, json_payload, JavaClass};
+use super::source::{close_in_background, connect_error, json_payload, JavaClass};
 use super::{ControlConn, HostError, MessageType, PluginHost};
 
 /// A Java converter class of `plugin.path`, run by the plugin host.
@@ -126,17 +126,8 @@ impl JavaConverter {
     }
 
     fn close(state: &mut State) {
-        let Some((id, conn)) = state.running.take() else {
-            return;
-        };
-        let payload = json_payload(&json!({ "id": id }));
-        // Closed in the background: a stopping task does not wait for the JVM.
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(async move {
-                if let Err(e) = conn.request(MessageType::CONV_CLOSE, payload).await {
-                    tracing::debug!(target: "connect_rs::plugin_host", "closing {id}: {e}");
-                }
-            });
+        if let Some((id, conn)) = state.running.take() {
+            close_in_background(conn, MessageType::CONV_CLOSE, id);
         }
     }
 }

@@ -26,7 +26,7 @@ use connect_api::{
 use serde_json::json;
 
 use super::codec::{self, Decoder, Encoder, Reader, SinkRecordMeta};
-use super::source::{connect_error, json_payload, JavaClass};
+use super::source::{close_in_background, connect_error, json_payload, JavaClass};
 use super::{ControlConn, HostError, MessageType, PluginHost};
 
 /// Whether a Java stage is a transformation or a predicate.
@@ -262,17 +262,8 @@ impl Stage {
     }
 
     fn close(&mut self) {
-        let Some((id, conn)) = self.running.take() else {
-            return;
-        };
-        let payload = json_payload(&json!({ "id": id }));
-        // Closed in the background: a stopping task does not wait for the JVM.
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(async move {
-                if let Err(e) = conn.request(MessageType::SMT_CLOSE, payload).await {
-                    tracing::debug!(target: "connect_rs::plugin_host", "closing {id}: {e}");
-                }
-            });
+        if let Some((id, conn)) = self.running.take() {
+            close_in_background(conn, MessageType::SMT_CLOSE, id);
         }
     }
 }

@@ -126,6 +126,19 @@ impl SourcePlugin for JavaSourcePlugin {
     }
 }
 
+/// Closes the host's instance `id` with `kind` (`SMT_CLOSE`, `CONV_CLOSE`) in the background:
+/// a stopping task does not wait for the JVM.
+pub(super) fn close_in_background(conn: ControlConn, kind: MessageType, id: String) {
+    let payload = json_payload(&json!({ "id": id }));
+    if let Ok(handle) = tokio::runtime::Handle::try_current() {
+        handle.spawn(async move {
+            if let Err(e) = conn.request(kind, payload).await {
+                tracing::debug!(target: "connect_rs::plugin_host", "closing {id}: {e}");
+            }
+        });
+    }
+}
+
 /// A [`ConnectError`] for a failed call: a Java exception is its stack trace (Kafka's status
 /// `trace`), other failures say what was being done. A JVM that died took the instance with
 /// it: [`ConnectError::InstanceLost`], so that the worker starts a new one (on a new JVM)

@@ -586,6 +586,14 @@ impl PluginRegistry {
 
     /// The implementation of `group` called `name` under the worker's default, as a built-in
     /// entry; a Java choice is a [`RegistryError`] saying so.
+    /// The error of a lookup that chose Java implementation `j` where a built-in one was
+    /// wanted (its caller may still run it in the plugin host).
+    fn java_chosen(&self, group: Group, name: &str, j: &JavaPluginDesc) -> RegistryError {
+        let mut e = self.not_found(group, name);
+        e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
+        e
+    }
+
     fn builtin_choice(&self, group: Group, name: &str) -> Result<&Factory, RegistryError> {
         match self.choose(group, name, None) {
             Ok(Entry {
@@ -595,11 +603,7 @@ impl PluginRegistry {
             Ok(Entry {
                 origin: Origin::Java(j),
                 ..
-            }) => {
-                let mut e = self.not_found(group, name);
-                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
-                Err(e)
-            }
+            }) => Err(self.java_chosen(group, name, j)),
             Err(ChoiceError::NotFound(e)) => Err(e),
             // No range is given, so every candidate matches.
             Err(_) => Err(self.not_found(group, name)),
@@ -792,8 +796,7 @@ impl PluginRegistry {
                 ..
             } => Ok(new()),
             Origin::Java(j) => {
-                let mut e = self.not_found(Group::Converter, name);
-                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
+                let e = self.java_chosen(Group::Converter, name, j);
                 match self.java_converter(&e) {
                     Some(java) => Ok(java.new_converter()),
                     None => Err(ChoiceError::NotFound(e)),
@@ -825,11 +828,11 @@ impl PluginRegistry {
                     }),
                 ..
             } => Ok(new()),
-            Origin::Java(j) => {
-                let mut e = self.not_found(Group::HeaderConverter, name);
-                e.unavailable = Some(Box::new(Unavailable::Java(j.clone())));
-                Err(ChoiceError::NotFound(e))
-            }
+            Origin::Java(j) => Err(ChoiceError::NotFound(self.java_chosen(
+                Group::HeaderConverter,
+                name,
+                j,
+            ))),
             Origin::Builtin { .. } => Err(ChoiceError::NotFound(
                 self.not_found(Group::HeaderConverter, name),
             )),

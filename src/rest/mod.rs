@@ -90,11 +90,7 @@ impl WorkerInfo {
     pub fn new(config: &crate::config::WorkerConfig, kafka_cluster_id: Option<String>) -> Self {
         Self {
             kafka_cluster_id,
-            converters: [
-                config.key_converter_class().to_owned(),
-                config.value_converter_class().to_owned(),
-                config.header_converter_class().to_owned(),
-            ],
+            converters: config.converter_classes(),
             providers: config.providers().clone(),
             rest_client: crate::herder::distributed::client::RestClient::new(config),
         }

@@ -30,7 +30,7 @@ const REBALANCE_DELAY_MS: u64 = 1000;
 
 /// `POST /connectors` through `worker`, asked again while the cluster answers "not now"
 /// (a rebalance, no leader yet).
-fn create(worker: &Worker, name: &str, config: &Value) {
+pub(crate) fn create(worker: &Worker, name: &str, config: &Value) {
     let body = json!({"name": name, "config": config}).to_string();
     wait_for(&format!("{name} to be created"), CONVERGE, || {
         let r = worker

@@ -4,37 +4,19 @@
 //! takes the task over (fencing the old transactional id) and resumes from the committed offset,
 //! so a `read_committed` reader sees seqnos 0, 1, 2, ... each exactly once, in order.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
+use crate::distributed::create;
 use crate::source::resumed_from;
 use crate::support;
 use crate::worker_kills::verifiable_plugin_path;
 
-use support::cluster::{Cluster, ClusterSpec, Runtime, Worker, CONVERGE};
+use support::cluster::{Cluster, ClusterSpec, Runtime, CONVERGE};
 use support::kafka::{broker, Broker};
 use support::plugin_jars::plugin_jars;
 use support::{wait_for, Workdir};
 
 const SOURCE: &str = "org.apache.kafka.connect.tools.VerifiableSourceConnector";
-
-/// `POST /connectors` through `worker`, asked again while the cluster answers "not now".
-fn create(worker: &Worker, name: &str, config: &Value) {
-    let body = json!({"name": name, "config": config}).to_string();
-    wait_for(&format!("{name} to be created"), CONVERGE, || {
-        let r = worker
-            .client
-            .try_send("POST", "/connectors", Some(("application/json", &body)));
-        if let Ok(r) = &r {
-            assert!(
-                r.status == 201 || matches!(r.status, 409 | 500 | 503),
-                "POST /connectors ({name}): {} {}",
-                r.status,
-                r.body
-            );
-        }
-        r.is_ok_and(|r| r.status == 201)
-    });
-}
 
 /// The seqnos of `topic` a `read_committed` ConsoleConsumer reads (until 5 s without one, or
 /// `max` of them).

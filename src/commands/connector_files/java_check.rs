@@ -12,15 +12,6 @@ use crate::config::WorkerConfig;
 use crate::herder::validate::before_write::{check_java_connector, RefusedConfig};
 use crate::plugins::PluginRegistry;
 
-/// The worker's key, value and header converter classes (the defaults of a connector's).
-pub fn worker_converters(worker: &WorkerConfig) -> [String; 3] {
-    [
-        worker.key_converter_class().to_owned(),
-        worker.value_converter_class().to_owned(),
-        worker.header_converter_class().to_owned(),
-    ]
-}
-
 /// Checks the Java connectors of `files` with their plugins (built-in ones were checked when
 /// the files were read).
 ///
@@ -31,7 +22,7 @@ pub async fn check_java_connectors(
     worker: &WorkerConfig,
     plugins: &PluginRegistry,
 ) -> Result<(), CommandError> {
-    let converters = worker_converters(worker);
+    let converters = worker.converter_classes();
     let mut problems = Vec::new();
     for file in files {
         let checked = check_java_connector(

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use connect_api::ConfigMap;
 use tracing::{debug, error, info};
 
-use super::java_check;
 use super::{load, Sources, ValidFile};
 use crate::config::WorkerConfig;
 use crate::herder::validate::before_write::check_java_connector;
@@ -358,7 +357,7 @@ impl Reconciler {
         else {
             return Ok(action);
         };
-        let converters = java_check::worker_converters(&self.worker);
+        let converters = self.worker.converter_classes();
         match check_java_connector(&self.plugins, &converters, self.worker.providers(), &config)
             .await
         {

@@ -13,7 +13,6 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.storage.Converter;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,13 +55,7 @@ public final class ConverterRunners {
         String id = (String) req.get("id");
         String className = (String) req.get("class");
         boolean isKey = Boolean.TRUE.equals(req.get("is_key"));
-        Map<String, Object> props = new HashMap<>();
-        Object p = req.get("props");
-        if (p instanceof Map) {
-            for (Map.Entry<String, Object> e : ((Map<String, Object>) p).entrySet()) {
-                props.put(e.getKey(), e.getValue() == null ? null : e.getValue().toString());
-            }
-        }
+        Map<String, String> props = Runners.props(req);
         ClassLoader loader = Loaders.loaderFor(className, (String) req.get("version"),
             (String) req.get("location"), (List<Object>) req.get("urls"));
         Instance old = INSTANCES.remove(id);
@@ -128,10 +121,6 @@ public final class ConverterRunners {
         }
     }
 
-    interface Call<T> {
-        T call() throws Exception;
-    }
-
     private static final class Instance {
         final ClassLoader loader;
         volatile Converter converter;
@@ -143,15 +132,8 @@ public final class ConverterRunners {
         }
 
         /** Runs {@code call} with the plugin's loader as the thread context class loader (Kafka's LoaderSwap). */
-        <T> T run(Call<T> call) throws Exception {
-            Thread t = Thread.currentThread();
-            ClassLoader saved = t.getContextClassLoader();
-            t.setContextClassLoader(loader);
-            try {
-                return call.call();
-            } finally {
-                t.setContextClassLoader(saved);
-            }
+        <T> T run(Loaders.Call<T> call) throws Exception {
+            return Loaders.withContextLoader(loader, call);
         }
 
         void close() throws Exception {

@@ -23,6 +23,23 @@ final class Loaders {
 
     private static final Map<String, ClassLoader> BY_LOCATION = new ConcurrentHashMap<>();
 
+    /** A call into a plugin. */
+    interface Call<T> {
+        T call() throws Exception;
+    }
+
+    /** Runs {@code call} with {@code loader} as the thread context class loader (Kafka's LoaderSwap). */
+    static <T> T withContextLoader(ClassLoader loader, Call<T> call) throws Exception {
+        Thread t = Thread.currentThread();
+        ClassLoader saved = t.getContextClassLoader();
+        t.setContextClassLoader(loader);
+        try {
+            return call.call();
+        } finally {
+            t.setContextClassLoader(saved);
+        }
+    }
+
     static ClassLoader loaderFor(String className, String version, String location, List<Object> urls)
             throws MalformedURLException {
         DelegatingLoader scanned = ScanService.delegatingLoader();

@@ -75,8 +75,9 @@ public final class Runners {
         return new String(b, StandardCharsets.UTF_8);
     }
 
+    /** The {@code props} of a start request, as strings. */
     @SuppressWarnings("unchecked")
-    private static Map<String, String> props(Map<String, Object> req) {
+    static Map<String, String> props(Map<String, Object> req) {
         Map<String, String> out = new HashMap<>();
         Object p = req.get("props");
         if (p instanceof Map) {

@@ -20,7 +20,6 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -126,13 +125,7 @@ public final class SinkRunners {
     private static Object start(Map<String, Object> req) throws Exception {
         String id = (String) req.get("task");
         String connectorClass = (String) req.get("class");
-        Map<String, String> props = new HashMap<>();
-        Object p = req.get("props");
-        if (p instanceof Map) {
-            for (Map.Entry<String, Object> e : ((Map<String, Object>) p).entrySet()) {
-                props.put(e.getKey(), e.getValue() == null ? null : e.getValue().toString());
-            }
-        }
+        Map<String, String> props = Runners.props(req);
         ClassLoader loader = Loaders.loaderFor(connectorClass, (String) req.get("version"),
             (String) req.get("location"), (List<Object>) req.get("urls"));
         SinkTaskRunner old = TASKS.remove(id);

@@ -16,7 +16,6 @@ import org.apache.kafka.connect.transforms.Transformation;
 import org.apache.kafka.connect.transforms.predicates.Predicate;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,13 +62,7 @@ public final class SmtRunners {
         String id = (String) req.get("id");
         String className = (String) req.get("class");
         boolean predicate = "predicate".equals(req.get("kind"));
-        Map<String, String> props = new HashMap<>();
-        Object p = req.get("props");
-        if (p instanceof Map) {
-            for (Map.Entry<String, Object> e : ((Map<String, Object>) p).entrySet()) {
-                props.put(e.getKey(), e.getValue() == null ? null : e.getValue().toString());
-            }
-        }
+        Map<String, String> props = Runners.props(req);
         ClassLoader loader = Loaders.loaderFor(className, (String) req.get("version"),
             (String) req.get("location"), (List<Object>) req.get("urls"));
         Stage old = STAGES.remove(id);
@@ -140,10 +133,6 @@ public final class SmtRunners {
         }
     }
 
-    interface Call<T> {
-        T call() throws Exception;
-    }
-
     @SuppressWarnings("rawtypes")
     private static final class Stage {
         final ClassLoader loader;
@@ -157,15 +146,8 @@ public final class SmtRunners {
         }
 
         /** Runs {@code call} with the plugin's loader as the thread context class loader (Kafka's LoaderSwap). */
-        <T> T run(Call<T> call) throws Exception {
-            Thread t = Thread.currentThread();
-            ClassLoader saved = t.getContextClassLoader();
-            t.setContextClassLoader(loader);
-            try {
-                return call.call();
-            } finally {
-                t.setContextClassLoader(saved);
-            }
+        <T> T run(Loaders.Call<T> call) throws Exception {
+            return Loaders.withContextLoader(loader, call);
         }
 
         void close() throws Exception {
