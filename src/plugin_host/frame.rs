@@ -76,6 +76,10 @@ impl MessageType {
     /// error)` during `put`: `{"index","error"}`, the record's index in the put batch (-1 when
     /// it was none of the batch) and the error as in an `ERR` payload.
     pub const SINK_ERRANT_RECORD: Self = Self(37);
+    /// Notify (Java to Rust), target the sink task: its `SinkTaskContext.offset`, `pause` or
+    /// `resume`: `{"op":"rewind"|"pause"|"resume","partitions":[{"topic","partition"
+    /// [,"offset"]}]}`.
+    pub const SINK_CONSUMER: Self = Self(38);
     /// Make and configure a Java transformation or predicate of a chain:
     /// `{"id","kind","class","version","location","urls","props"}`.
     pub const SMT_START: Self = Self(40);
@@ -131,6 +135,7 @@ impl MessageType {
             Self::SINK_STOP => "SINK_STOP".into(),
             Self::SINK_REQUEST_COMMIT => "SINK_REQUEST_COMMIT".into(),
             Self::SINK_ERRANT_RECORD => "SINK_ERRANT_RECORD".into(),
+            Self::SINK_CONSUMER => "SINK_CONSUMER".into(),
             Self::SMT_START => "SMT_START".into(),
             Self::SMT_APPLY => "SMT_APPLY".into(),
             Self::SMT_TEST => "SMT_TEST".into(),

@@ -9,7 +9,12 @@
 //! - [`JavaSinkTask`]: `SINK_START` (Java's `initialize` + `start`), `SINK_OPEN`, `SINK_PUT`
 //!   (records in the binary codec, one encoder per task, split into frames of about 1 MiB),
 //!   `SINK_PRE_COMMIT`, `SINK_CLOSE`, `SINK_STOP`; the task's `requestCommit()` comes back as a
-//!   `SINK_REQUEST_COMMIT` notify that sets the task context's [`CommitRequest`].
+//!   `SINK_REQUEST_COMMIT` notify that sets the task context's [`CommitRequest`], its
+//!   `offset`, `pause` and `resume` as `SINK_CONSUMER` notifies recorded in its
+//!   [`ConsumerRequests`] (applied by the sink loop before it reads again). Notifies come
+//!   before the answer of the call that made them, so a rewind asked in `open` applies to the
+//!   records that follow it. `put` is also called with no records after an empty poll, as
+//!   Kafka Connect does.
 //!
 //! A `RetriableException` from `put` is a retriable [`ConnectError`] (the loop redelivers the
 //! batch); any other exception fails the task with the Java stack trace.
@@ -18,9 +23,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use connect_api::{
-    CommitRequest, ConfigDef, ConfigMap, ConnectError, ConnectorContext, ErrantRecords, PluginDesc,
-    PluginKind, SinkConnector, SinkPlugin, SinkRecord, SinkTask, SinkTaskContext, SourceConnector,
-    SourcePlugin, TopicPartition,
+    CommitRequest, ConfigDef, ConfigMap, ConnectError, ConnectorContext, ConsumerRequests,
+    ErrantRecords, PluginDesc, PluginKind, SinkConnector, SinkPlugin, SinkRecord, SinkTask,
+    SinkTaskContext, SourceConnector, SourcePlugin, TopicPartition,
 };
 use serde_json::json;
 
@@ -130,6 +135,50 @@ pub struct JavaSinkTask {
 struct SinkTaskInbound {
     commit_request: CommitRequest,
     errant_records: ErrantRecords,
+    consumer: ConsumerRequests,
+}
+
+/// A `SINK_CONSUMER` body.
+#[derive(serde::Deserialize)]
+struct ConsumerRequest {
+    op: String,
+    partitions: Vec<RequestedPartition>,
+}
+
+#[derive(serde::Deserialize)]
+struct RequestedPartition {
+    topic: String,
+    partition: i32,
+    #[serde(default)]
+    offset: Option<i64>,
+}
+
+impl SinkTaskInbound {
+    /// Records a `SINK_CONSUMER` request (the Java side sends only well-formed ones).
+    fn consumer_request(&self, body: &[u8]) -> Result<(), String> {
+        let request: ConsumerRequest = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+        let partitions = request.partitions.into_iter().map(|p| {
+            (
+                TopicPartition {
+                    topic: p.topic,
+                    partition: p.partition,
+                },
+                p.offset,
+            )
+        });
+        match request.op.as_str() {
+            "rewind" => {
+                for (tp, offset) in partitions {
+                    let offset = offset.ok_or("a rewind without an offset")?;
+                    self.consumer.rewind(tp, offset);
+                }
+            }
+            "pause" => self.consumer.pause(partitions.map(|(tp, _)| tp)),
+            "resume" => self.consumer.resume(partitions.map(|(tp, _)| tp)),
+            other => return Err(format!("unknown operation {other:?}")),
+        }
+        Ok(())
+    }
 }
 
 /// A `SINK_ERRANT_RECORD` body.
@@ -148,6 +197,10 @@ impl Inbound for SinkTaskInbound {
     fn notify(&self, kind: MessageType, body: &[u8]) {
         if kind == MessageType::SINK_REQUEST_COMMIT {
             self.commit_request.request();
+        } else if kind == MessageType::SINK_CONSUMER {
+            if let Err(e) = self.consumer_request(body) {
+                tracing::error!(error = %e, "The plugin host sent a SINK_CONSUMER notify that cannot be read.");
+            }
         } else if kind == MessageType::SINK_ERRANT_RECORD {
             // An unreadable report still fails the record's batch: none is lost unseen.
             let (index, error) = match serde_json::from_slice::<ErrantReport>(body) {
@@ -252,6 +305,7 @@ impl SinkTask for JavaSinkTask {
             Arc::new(SinkTaskInbound {
                 commit_request: ctx.commit_request.clone(),
                 errant_records: ctx.errant_records.clone(),
+                consumer: ctx.consumer.clone(),
             }),
         );
         let started = conn
@@ -352,6 +406,10 @@ impl SinkTask for JavaSinkTask {
         )
         .await
         .map(|_| ())
+    }
+
+    fn puts_when_idle(&self) -> bool {
+        true
     }
 
     async fn stop(&mut self) -> connect_api::Result<()> {

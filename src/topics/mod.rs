@@ -275,6 +275,14 @@ pub trait TopicConsumer: Send {
         &mut self,
         partitions: &[TopicPartition],
     ) -> Result<SinkPositions, TopicError>;
+    /// Reads the assigned partition `tp` next from `offset` (Kafka's `seek`, for a sink task's
+    /// `SinkTaskContext.offset`): records of `tp` read ahead before the call are not returned.
+    async fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), TopicError>;
+    /// Stops reading `partitions` until they are resumed (records already returned are the
+    /// caller's to hold).
+    fn pause(&mut self, partitions: &[TopicPartition]) -> Result<(), TopicError>;
+    /// Reads paused `partitions` again from where they stopped.
+    fn resume(&mut self, partitions: &[TopicPartition]) -> Result<(), TopicError>;
     /// The partitions assigned to this consumer now.
     fn assignment(&self) -> Vec<TopicPartition>;
     /// Whether every assigned partition has been read to its current end.

@@ -74,6 +74,7 @@ impl SinkTaskRunner {
         info!("Sink task started.");
         let mut st = SinkState {
             positioned: self.task.keeps_positions(),
+            idle_puts: self.task.puts_when_idle(),
             ..SinkState::default()
         };
         let result = self.consume_loop(&mut st).await;
@@ -97,17 +98,27 @@ impl SinkTaskRunner {
         let mut commit_at = Instant::now() + self.settings.offset_flush_interval;
         loop {
             let poll_started = std::time::Instant::now();
-            let polled = tokio::select! {
-                _ = cancel.cancelled() => return Ok(()),
-                r = self.consumer.poll(MAX_POLL_RECORDS, POLL_TIMEOUT) => r?,
+            // Records held while their partitions were paused go first once resumed.
+            let mut polled = match st.take_resumed() {
+                Some(resumed) => resumed,
+                None => tokio::select! {
+                    _ = cancel.cancelled() => return Ok(()),
+                    r = self.consumer.poll(MAX_POLL_RECORDS, POLL_TIMEOUT) => r?,
+                },
             };
             if let Some(revocation) = self.consumer.take_revocation() {
                 self.drain(st, revocation).await?;
             }
             self.open_new_partitions(st).await?;
+            // Rewinds asked for in `open`, and records of paused partitions held back.
+            self.apply_consumer_requests(st, &mut polled).await?;
             self.activity.set_lag(self.consumer.lag());
             if polled.is_empty() {
-                if self.consumer.at_end() {
+                // Kafka Connect calls `put` after every poll; tasks that want it get it empty.
+                if st.idle_puts && !self.deliver(&[], 0, &cancel).await? {
+                    return Ok(());
+                }
+                if self.consumer.at_end() && st.held.is_empty() {
                     // Idle since the poll began: it waited for records and none came. Whether
                     // the connector's tasks together read every partition is for the worker
                     // to tell (`unread_partitions`).
@@ -155,6 +166,8 @@ impl SinkTaskRunner {
                 }
                 self.report_uncommitted(st);
             }
+            // Rewinds, pauses and resumes asked for in `put`.
+            self.apply_consumer_requests(st, &mut Vec::new()).await?;
             // A commit the task asked for (`requestCommit()`) is made now, as a due one.
             if self.ctx.commit_request.take() || Instant::now() >= commit_at {
                 match self.commit(st).await {
@@ -183,6 +196,9 @@ impl SinkTaskRunner {
             st.committed.remove(tp);
             st.first.remove(tp);
         }
+        // Held records of revoked partitions were not put: their new owner reads them.
+        st.held
+            .retain(|r| !revocation.partitions.contains(&partition_of(r)));
         self.report_partitions(st);
         self.report_uncommitted(st);
         let _ = revocation.done.send(());
@@ -226,6 +242,56 @@ impl SinkTaskRunner {
         }
     }
 
+    /// Applies what the task asked of its consumer (Kafka Connect's `SinkTaskContext.offset`,
+    /// `pause`, `resume`): a rewound partition is read next from its new offset, which becomes
+    /// its current and committed offset as in Kafka Connect (records of it in `polled` or
+    /// held are dropped: they are read again or skipped as asked); records of a paused
+    /// partition in `polled` are held until it is resumed.
+    async fn apply_consumer_requests(
+        &mut self,
+        st: &mut SinkState,
+        polled: &mut Vec<ConsumedRecord>,
+    ) -> Result<(), TaskError> {
+        let requests = self.ctx.consumer.take();
+        if !requests.is_empty() {
+            let assigned = self.consumer.assignment();
+            for (tp, offset) in requests.rewinds {
+                if !assigned.contains(&tp) {
+                    warn!(topic = %tp.topic, partition = tp.partition, offset,
+                        "The task asked to rewind a partition not assigned to it; ignored.");
+                    continue;
+                }
+                info!(topic = %tp.topic, partition = tp.partition, offset,
+                    "Rewinding the partition as the task asked.");
+                self.consumer.seek(&tp, offset).await?;
+                polled.retain(|r| partition_of(r) != tp);
+                st.held.retain(|r| partition_of(r) != tp);
+                st.current.insert(tp.clone(), offset);
+                st.committed.insert(tp.clone(), offset);
+                st.first.remove(&tp);
+            }
+            for (tp, pause) in requests.paused {
+                if !assigned.contains(&tp) {
+                    continue;
+                }
+                if pause && st.paused.insert(tp.clone()) {
+                    self.consumer.pause(std::slice::from_ref(&tp))?;
+                } else if !pause && st.paused.remove(&tp) {
+                    self.consumer.resume(std::slice::from_ref(&tp))?;
+                }
+            }
+            self.report_uncommitted(st);
+        }
+        if !st.paused.is_empty() && !polled.is_empty() {
+            let (held, ready): (Vec<_>, Vec<_>) = std::mem::take(polled)
+                .into_iter()
+                .partition(|r| st.paused.contains(&partition_of(r)));
+            st.held.extend(held);
+            *polled = ready;
+        }
+        Ok(())
+    }
+
     async fn open_new_partitions(&mut self, st: &mut SinkState) -> Result<(), TaskError> {
         let new: Vec<_> = self
             .consumer
@@ -251,6 +317,18 @@ impl SinkTaskRunner {
                     .open(&new)
                     .await
                     .map_err(TaskError::at("Task open"))?;
+            }
+            // As Kafka Connect: what the task paused stays paused when the group gives it
+            // back (an eager rebalance takes every partition and gives them again).
+            st.paused
+                .retain(|tp| st.open.contains(tp) || new.contains(tp));
+            let repause: Vec<_> = new
+                .iter()
+                .filter(|tp| st.paused.contains(*tp))
+                .cloned()
+                .collect();
+            if !repause.is_empty() {
+                self.consumer.pause(&repause)?;
             }
             st.open.extend(new);
             self.report_partitions(st);
@@ -507,4 +585,33 @@ struct SinkState {
     open: BTreeSet<TopicPartition>,
     /// Whether the task keeps positions (commits carry them).
     positioned: bool,
+    /// Whether the task gets `put` with no records after an empty poll.
+    idle_puts: bool,
+    /// Partitions the task paused.
+    paused: BTreeSet<TopicPartition>,
+    /// Records read from partitions the task paused, not put yet, in the order read.
+    held: Vec<ConsumedRecord>,
+}
+
+impl SinkState {
+    /// The held records of partitions resumed since, if any (the others stay held).
+    fn take_resumed(&mut self) -> Option<Vec<ConsumedRecord>> {
+        let paused = &self.paused;
+        if self.held.iter().all(|r| paused.contains(&partition_of(r))) {
+            return None;
+        }
+        let (ready, held): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|r| !paused.contains(&partition_of(r)));
+        self.held = held;
+        Some(ready)
+    }
+}
+
+/// The topic partition of a consumed record.
+fn partition_of(r: &ConsumedRecord) -> TopicPartition {
+    TopicPartition {
+        topic: r.topic.clone(),
+        partition: r.partition,
+    }
 }

@@ -266,6 +266,7 @@ impl TaskFactory {
                             exact_by_default: self.settings.exact_sinks_by_default,
                             commit_request: Default::default(),
                             errant_records: Default::default(),
+                            consumer: Default::default(),
                         },
                         converters,
                         transforms,

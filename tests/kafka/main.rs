@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod consumer_moves;
 mod dead_letter_queue;
 mod exactly_once_kafka;
 mod exactly_once_sink;

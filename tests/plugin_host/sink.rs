@@ -197,8 +197,10 @@ public class {name} extends SinkConnector {{
 
 /// A plugin directory with a sink connector whose task throws from `put`, one whose first
 /// `put` throws a `RetriableException` (after `context.timeout(100)`), and one whose task
-/// calls `context.requestCommit()` in `put`, and one whose task calls `context.offset(tp, 0)` in
-/// `open`.
+/// calls `context.requestCommit()` in `put`, one whose task rewinds (`context.offset`) to offset
+/// 1 in `open` and once more in the `put` that got offset 1, and one whose task pauses its
+/// partitions in its first `put` and resumes them in a `put` after the file `resume.file` names
+/// exists (printing each record it gets, and each empty `put` while paused).
 fn fixture_plugins(w: &Workdir) -> PathBuf {
     let connector = |name: &str, task: &str| sink_connector_java(w, "sink-src", name, task);
     let failing = connector("FailingSinkConnector", "FailingSinkTask");
@@ -292,14 +294,66 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 public class RewindingSinkTask extends SinkTask {
+    private boolean rewound;
     @Override public String version() { return "1.0"; }
     @Override public void start(Map<String, String> props) {}
     @Override public void open(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
-            context.offset(tp, 0L);
+            context.offset(tp, 1L);
         }
     }
-    @Override public void put(Collection<SinkRecord> records) {}
+    @Override public void put(Collection<SinkRecord> records) {
+        for (SinkRecord r : records) {
+            System.out.println("rewinding got " + r.value() + " at " + r.kafkaOffset());
+            if (!rewound && r.kafkaOffset() == 1L) {
+                rewound = true;
+                context.offset(new TopicPartition(r.topic(), r.kafkaPartition()), 1L);
+            }
+        }
+    }
+    @Override public void stop() {}
+}
+"#,
+    );
+    let pausing = connector("PausingSinkConnector", "PausingSinkTask");
+    let pausing_task = w.write(
+        "sink-src/fixture/PausingSinkTask.java",
+        r#"package fixture;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+
+public class PausingSinkTask extends SinkTask {
+    private Path resumeFile;
+    private boolean paused;
+    private boolean resumed;
+    private int idle;
+    @Override public String version() { return "1.0"; }
+    @Override public void start(Map<String, String> props) { resumeFile = Path.of(props.get("resume.file")); }
+    @Override public void put(Collection<SinkRecord> records) {
+        for (SinkRecord r : records) {
+            System.out.println("pausing got " + r.value() + " at " + r.kafkaOffset());
+        }
+        TopicPartition[] all = context.assignment().toArray(new TopicPartition[0]);
+        if (!paused && !resumed && !records.isEmpty()) {
+            context.pause(all);
+            paused = true;
+            System.out.println("pausing paused");
+        } else if (paused && records.isEmpty()) {
+            System.out.println("pausing idle put " + (++idle));
+            if (Files.exists(resumeFile)) {
+                context.resume(all);
+                paused = false;
+                resumed = true;
+                System.out.println("pausing resumed");
+            }
+        }
+    }
     @Override public void stop() {}
 }
 "#,
@@ -315,6 +369,8 @@ public class RewindingSinkTask extends SinkTask {
             committing_task,
             rewinding,
             rewinding_task,
+            pausing,
+            pausing_task,
         ],
         &support::java::host_api_classpath(),
         &classes,
@@ -325,8 +381,7 @@ public class RewindingSinkTask extends SinkTask {
 }
 
 #[test]
-fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_request_commits_and_cannot_rewind(
-) {
+fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_and_request_commits() {
     let w = Workdir::new();
     let plugins = fixture_plugins(&w);
     let worker = w.worker(&format!(
@@ -355,14 +410,7 @@ fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_request_com
         "committing.properties",
         "name=committing\nconnector.class=fixture.CommittingSinkConnector\ntasks.max=1\ntopics=lines\n",
     );
-    let rewinding = w.write(
-        "rewinding.properties",
-        "name=rewinding\nconnector.class=fixture.RewindingSinkConnector\ntasks.max=1\ntopics=lines\n",
-    );
-    let running = start(
-        &w,
-        &[&worker, &source, &failing, &flaky, &committing, &rewinding],
-    );
+    let running = start(&w, &[&worker, &source, &failing, &flaky, &committing]);
 
     // requestCommit(): the offsets are committed now, not at the (10 minutes) flush interval.
     wait_for("the requested commit of the sink's offsets", WAIT, || {
@@ -400,18 +448,114 @@ fn java_sink_tasks_fail_with_the_java_trace_get_retriable_puts_again_request_com
             && trace.contains("\tat fixture.FailingSinkTask.put(FailingSinkTask.java:"),
         "the Java stack trace: {trace}"
     );
+}
 
-    // SinkTaskContext.offset(): connect-rs cannot move the consumer yet, so the call fails (and
-    // with it the task) rather than being ignored, which could lose or repeat records.
-    wait_for("the rewinding sink task to fail", WAIT, || {
-        let r = running.client.get("/connectors/rewinding/status");
-        status = r.json();
-        r.status == 200 && status["tasks"][0]["state"] == "FAILED"
+/// The Kafka offsets of the records a fixture sink printed as `<name> got <value> at <offset>`.
+fn got_offsets(log: &str, name: &str) -> Vec<u64> {
+    let prefix = format!("{name} got ");
+    log.lines()
+        .filter_map(|l| l.split(prefix.as_str()).nth(1))
+        .filter_map(|rest| rest.rsplit(" at ").next()?.trim().parse().ok())
+        .collect()
+}
+
+/// The offsets a rewinding sink got from its rewind in `put` on (the second time it got
+/// offset 1), once it got offset 3 after it.
+fn after_second_rewind(offsets: &[u64]) -> Option<&[u64]> {
+    let second = offsets
+        .iter()
+        .enumerate()
+        .filter(|(_, &o)| o == 1)
+        .nth(1)?
+        .0;
+    let rest = &offsets[second..];
+    rest.contains(&3).then_some(rest)
+}
+
+/// What a Java sink task asks of its consumer is done, as Kafka Connect does it: a rewind
+/// (`context.offset`) in `open` skips the first record, one in `put` delivers the records again
+/// from there; `pause` holds back the records written meanwhile while the task keeps getting
+/// (empty) `put`s, and `resume` delivers them, each once and in order.
+#[test]
+fn java_sink_tasks_rewind_pause_and_resume_their_partitions() {
+    let w = Workdir::new();
+    let plugins = fixture_plugins(&w);
+    let worker = w.worker(&format!(
+        "offset.storage.file.filename={}\nplugin.path={}\nplugin.discovery=only_scan",
+        w.path("offsets").display(),
+        plugins.display()
+    ));
+    let input = w.write("in.txt", "first\nsecond\n");
+    let source = w.write(
+        "lines.properties",
+        format!(
+            "name=lines\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic=lines\n",
+            input.display()
+        ),
+    );
+    let rewinding = w.write(
+        "rewinding.properties",
+        "name=rewinding\nconnector.class=fixture.RewindingSinkConnector\ntasks.max=1\ntopics=lines\n",
+    );
+    let resume = w.path("resume");
+    let pausing = w.write(
+        "pausing.properties",
+        format!(
+            "name=pausing\nconnector.class=fixture.PausingSinkConnector\ntasks.max=1\n\
+             topics=lines\nresume.file={}\n",
+            resume.display()
+        ),
+    );
+    let _running = start(&w, &[&worker, &source, &rewinding, &pausing]);
+
+    wait_for("the pausing sink to pause", WAIT, || {
+        w.log().contains("pausing paused")
     });
-    let trace = status["tasks"][0]["trace"].as_str().unwrap_or_default();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    std::io::Write::write_all(&mut file, b"third\nfourth\n").unwrap();
+    // The rewinding sink got them: they are in the topic.
+    let mut rewound = Vec::new();
+    wait_for("the rewinding sink to get every record again", WAIT, || {
+        rewound = got_offsets(&w.log(), "rewinding");
+        after_second_rewind(&rewound).is_some()
+    });
+    assert_eq!(
+        rewound[0], 1,
+        "the rewind in open skips offset 0: {rewound:?}"
+    );
+    let again = after_second_rewind(&rewound).unwrap();
+    assert_eq!(again, [1, 2, 3], "from the rewind in put on: {rewound:?}");
+    let before = &rewound[..rewound.len() - again.len()];
+    assert_eq!(
+        before,
+        (1..=before.len() as u64).collect::<Vec<_>>(),
+        "up to the rewind in put: {rewound:?}"
+    );
+
+    // Paused: `put` keeps coming, empty, while the records wait.
+    let idle_puts = |log: &str| log.matches("pausing idle put").count();
+    let idle_then = idle_puts(&w.log());
+    wait_for("three more empty puts of the paused task", WAIT, || {
+        idle_puts(&w.log()) >= idle_then + 3
+    });
+    let log = w.log();
     assert!(
-        trace.contains("SinkTaskContext.offset(lines-0, 0) is not supported")
-            && trace.contains("\tat fixture.RewindingSinkTask.open(RewindingSinkTask.java:"),
-        "the refusal and its Java stack trace: {trace}"
+        !log.contains("pausing got third"),
+        "a record of a paused partition was delivered: {log}"
+    );
+    std::fs::write(&resume, "").unwrap();
+    wait_for("the records held while paused", WAIT, || {
+        w.log().contains("pausing got fourth at 3")
+    });
+    let log = w.log();
+    assert_eq!(got_offsets(&log, "pausing"), [0, 1, 2, 3], "{log}");
+    let paused_at = log.find("pausing paused").unwrap();
+    let resumed_at = log.find("pausing resumed").unwrap();
+    assert!(
+        !log[paused_at..resumed_at].contains("pausing got"),
+        "records delivered while paused: {log}"
     );
 }

@@ -53,6 +53,10 @@ pub struct SinkTaskContext {
     /// `ErrantRecordReporter`); the runtime handles them by `errors.tolerance`, its log and
     /// dead letter queue when `put` returns.
     pub errant_records: ErrantRecords,
+    /// Rewinds, pauses and resumes the task asks of its consumer (Kafka Connect's
+    /// `SinkTaskContext.offset`, `pause`, `resume`); the runtime applies them before it reads
+    /// again.
+    pub consumer: crate::ConsumerRequests,
 }
 
 /// The records of a `put` a sink task could not write (Kafka Connect's
@@ -266,6 +270,13 @@ pub trait SinkTask: Send {
     }
     /// Stops the task; called once.
     async fn stop(&mut self) -> Result<()>;
+
+    /// Whether `put` is called with no records after a poll that found none, as Kafka Connect
+    /// calls it after every poll: tasks that flush on a schedule or resume paused partitions
+    /// from `put` rely on it. False by default (connect-rs's own tasks do not need it).
+    fn puts_when_idle(&self) -> bool {
+        false
+    }
 
     /// Whether this task stores a position with its commits (an exactly-once sink; see
     /// `docs/connector-spec.md`). Asked once after `start`. When true, the runtime calls

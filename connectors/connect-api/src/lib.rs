@@ -9,6 +9,7 @@
 pub mod config_def;
 pub mod connector;
 pub mod connector_context;
+pub mod consumer_requests;
 pub mod converter;
 pub mod error;
 pub mod headers;
@@ -34,6 +35,7 @@ pub use connector::{
     MAX_IDENTICAL_TASKS,
 };
 pub use connector_context::{ConnectorContext, ConnectorControl};
+pub use consumer_requests::{ConsumerRequests, PendingConsumerRequests};
 pub use converter::{Converter, HeaderConverter, SchemaAndValue};
 pub use error::{ConnectError, Result};
 pub use headers::{Header, Headers};

@@ -490,6 +490,7 @@ mod tests {
             exact_by_default: false,
             commit_request: Default::default(),
             errant_records: Default::default(),
+            consumer: Default::default(),
         }
     }
 

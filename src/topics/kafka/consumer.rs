@@ -36,6 +36,8 @@ const BATCH_LINGER: Duration = Duration::from_millis(20);
 const QUEUE: usize = 4;
 /// How long a revocation waits for the task to drain (below the default max.poll.interval.ms).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one seek may take.
+const SEEK_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long reading the committed offsets and their metadata may take.
 const COMMITTED_TIMEOUT: Duration = Duration::from_secs(30);
 /// First and longest interval between two looks for subscribed topics that do not exist yet.
@@ -47,7 +49,8 @@ const TOPIC_WATCH_TIMEOUT: Duration = Duration::from_secs(2);
 const PARTITION_LOOK_MIN: Duration = Duration::from_millis(200);
 
 enum Event {
-    Records(Vec<ConsumedRecord>),
+    /// Records, and how many seeks the polling thread had made when it handed them over.
+    Records(Vec<ConsumedRecord>, u64),
     Revoking(Revocation),
     Error(String),
 }
@@ -65,6 +68,10 @@ struct Shared {
     partitions: Mutex<Option<SubscribedPartitions>>,
     /// Whether the task asked for a fresh lookup of `partitions`.
     want_partitions: AtomicBool,
+    /// Seeks the task asked for, made by the polling thread before its next poll.
+    seeks: Mutex<Vec<(TopicPartition, i64)>>,
+    /// How many seeks the polling thread made (changed with `pending` locked).
+    seeks_made: std::sync::atomic::AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -81,10 +88,46 @@ impl Shared {
     }
 
     fn flush_pending(&self) {
-        let batch = std::mem::take(&mut *lock(&self.pending));
+        let (batch, seeks) = {
+            let mut pending = lock(&self.pending);
+            (
+                std::mem::take(&mut *pending),
+                self.seeks_made.load(Ordering::Acquire),
+            )
+        };
         if !batch.is_empty() {
-            self.send(Event::Records(batch));
+            self.send(Event::Records(batch, seeks));
         }
+    }
+
+    /// Makes the seeks the task asked for (on the polling thread, between two polls): what
+    /// was polled of those partitions before is dropped, later batches carry the new count.
+    fn make_seeks(&self, consumer: &BaseConsumer<SinkContext>) {
+        let seeks = std::mem::take(&mut *lock(&self.seeks));
+        if seeks.is_empty() {
+            return;
+        }
+        let mut pending = lock(&self.pending);
+        for (tp, offset) in &seeks {
+            pending.retain(|r| r.partition != tp.partition || r.topic != tp.topic);
+            if let Err(e) = consumer.seek(
+                &tp.topic,
+                tp.partition,
+                Offset::Offset(*offset),
+                SEEK_TIMEOUT,
+            ) {
+                // Reading on from the old position would repeat or skip records: fail the task.
+                let message = format!(
+                    "could not move the consumer to offset {offset} of {}-{}: {e}",
+                    tp.topic, tp.partition
+                );
+                drop(pending);
+                self.send(Event::Error(message));
+                return;
+            }
+        }
+        let count = u64::try_from(seeks.len()).unwrap_or(u64::MAX);
+        self.seeks_made.fetch_add(count, Ordering::AcqRel);
     }
 }
 
@@ -143,6 +186,14 @@ fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
         .collect()
 }
 
+fn partition_list(partitions: &[TopicPartition]) -> TopicPartitionList {
+    let mut tpl = TopicPartitionList::new();
+    for tp in partitions {
+        tpl.add_partition(&tp.topic, tp.partition);
+    }
+    tpl
+}
+
 impl ConsumerContext for SinkContext {
     fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         let Rebalance::Revoke(tpl) = rebalance else {
@@ -189,6 +240,13 @@ pub struct KafkaConsumer {
     events: mpsc::Receiver<Event>,
     revocation: Option<Revocation>,
     thread: Option<JoinHandle<()>>,
+    /// Records of the last batch beyond the `max` of the poll that got it, for the next.
+    leftover: Vec<ConsumedRecord>,
+    /// Seeks asked for so far.
+    seeks_asked: u64,
+    /// Per partition with a seek not yet seen made: the seek count from which its records
+    /// are read from the new offset (earlier batches' records of it are dropped).
+    seeking: std::collections::HashMap<TopicPartition, u64>,
 }
 
 /// The settings every sink consumer starts from (the worker's `consumer.*` and the connector's
@@ -253,6 +311,8 @@ impl KafkaConsumer {
             progress: Mutex::new(std::collections::HashMap::new()),
             partitions: Mutex::new(None),
             want_partitions: AtomicBool::new(false),
+            seeks: Mutex::new(Vec::new()),
+            seeks_made: std::sync::atomic::AtomicU64::new(0),
         });
         let watch = RefusalWatch::for_config(&config);
         let consumer: BaseConsumer<SinkContext> = client_config::create(
@@ -269,6 +329,9 @@ impl KafkaConsumer {
             events,
             revocation: None,
             thread: None,
+            leftover: Vec::new(),
+            seeks_asked: 0,
+            seeking: std::collections::HashMap::new(),
         })
     }
 
@@ -430,6 +493,7 @@ fn poll_loop(
     while !shared.stopping.load(Ordering::Acquire) {
         watch.look(consumer);
         look.look(consumer, shared);
+        shared.make_seeks(consumer);
         match consumer.poll(POLL_SLICE) {
             Some(Ok(m)) => {
                 let full = {
@@ -496,6 +560,10 @@ impl TopicConsumer for KafkaConsumer {
         max: usize,
         timeout: Duration,
     ) -> Result<Vec<ConsumedRecord>, TopicError> {
+        if !self.leftover.is_empty() {
+            let rest = self.leftover.split_off(max.min(self.leftover.len()));
+            return Ok(std::mem::replace(&mut self.leftover, rest));
+        }
         if self.revocation.is_some() {
             return Ok(Vec::new());
         }
@@ -509,11 +577,22 @@ impl TopicConsumer for KafkaConsumer {
             Ok(Some(e)) => e,
         };
         match event {
-            Event::Records(mut records) => {
-                // Batches are at most BATCH records; a smaller `max` is honoured by splitting.
+            Event::Records(mut records, seeks) => {
+                if !self.seeking.is_empty() {
+                    self.seeking.retain(|_, from| *from > seeks);
+                    let seeking = &self.seeking;
+                    records.retain(|r| {
+                        seeking.is_empty()
+                            || !seeking.contains_key(&TopicPartition {
+                                topic: r.topic.clone(),
+                                partition: r.partition,
+                            })
+                    });
+                }
+                // Batches are at most BATCH records; a smaller `max` is honoured by splitting
+                // (the rest comes first at the next poll).
                 if records.len() > max {
-                    let rest = records.split_off(max);
-                    lock(&self.shared.pending).splice(0..0, rest);
+                    self.leftover = records.split_off(max);
                 }
                 Ok(records)
             }
@@ -594,6 +673,29 @@ impl TopicConsumer for KafkaConsumer {
                 .collect())
         })
         .await
+    }
+
+    async fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), TopicError> {
+        self.leftover
+            .retain(|r| r.partition != tp.partition || r.topic != tp.topic);
+        self.seeks_asked += 1;
+        self.seeking.insert(tp.clone(), self.seeks_asked);
+        lock(&self.shared.seeks).push((tp.clone(), offset));
+        Ok(())
+    }
+
+    fn pause(&mut self, partitions: &[TopicPartition]) -> Result<(), TopicError> {
+        let tpl = partition_list(partitions);
+        self.consumer
+            .pause(&tpl)
+            .map_err(|e| TopicError::Other(format!("could not pause {partitions:?}: {e}")))
+    }
+
+    fn resume(&mut self, partitions: &[TopicPartition]) -> Result<(), TopicError> {
+        let tpl = partition_list(partitions);
+        self.consumer
+            .resume(&tpl)
+            .map_err(|e| TopicError::Other(format!("could not resume {partitions:?}: {e}")))
     }
 
     fn assignment(&self) -> Vec<TopicPartition> {

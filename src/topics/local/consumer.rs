@@ -27,6 +27,8 @@ struct Assigned {
     tp: TopicPartition,
     partition: Arc<Partition>,
     cursor: Cursor,
+    /// Not read until resumed (the sink task paused it).
+    paused: bool,
 }
 
 /// A member of a consumer group of a [`LocalLog`](super::LocalLog). Assignment is static: of all partitions of
@@ -78,6 +80,15 @@ impl LocalConsumer {
             .iter()
             .find(|a| &a.tp == tp)
             .map(|a| a.cursor.next_offset())
+    }
+
+    /// Pauses or resumes the assigned ones of `partitions`.
+    fn set_paused(&mut self, partitions: &[TopicPartition], paused: bool) {
+        for a in &mut self.assigned {
+            if partitions.contains(&a.tp) {
+                a.paused = paused;
+            }
+        }
     }
 
     /// Recomputes the assignment, keeping the positions of partitions still assigned.
@@ -146,6 +157,7 @@ impl LocalConsumer {
                 tp,
                 partition: partition.clone(),
                 cursor: Cursor::new(next),
+                paused: false,
             });
         }
         self.generation = generation;
@@ -164,6 +176,7 @@ impl LocalConsumer {
         let available: i64 = self
             .assigned
             .iter()
+            .filter(|a| !a.paused)
             .map(|a| (a.partition.end() - a.cursor.next_offset()).max(0))
             .sum();
         out.reserve(usize::try_from(available).unwrap_or(max).min(max));
@@ -175,6 +188,9 @@ impl LocalConsumer {
                 break;
             }
             let a = &mut self.assigned[(self.first + i) % n];
+            if a.paused {
+                continue;
+            }
             if self.log.is_read_only() {
                 a.partition.refresh()?;
             }
@@ -262,6 +278,39 @@ impl TopicConsumer for LocalConsumer {
         let mut positions = self.log.committed_positions(&self.group)?;
         positions.retain(|tp, _| partitions.contains(tp));
         Ok(positions)
+    }
+
+    async fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), TopicError> {
+        let group = self.group.clone();
+        let Some(a) = self.assigned.iter_mut().find(|a| &a.tp == tp) else {
+            return Err(TopicError::Other(format!(
+                "cannot move group {group} to offset {offset} of {}-{}: the partition is not \
+                 assigned to this member",
+                tp.topic, tp.partition
+            )));
+        };
+        let (start, end) = (a.partition.start(), a.partition.end());
+        // As Kafka with auto.offset.reset=earliest before the start; past the end, the end
+        // (the embedded log's rule for committed offsets beyond it).
+        let next = offset.clamp(start, end.max(start));
+        if next != offset {
+            tracing::warn!(
+                group = %group, topic = %tp.topic, partition = tp.partition, offset, start, end,
+                "the offset asked for is outside the partition; reading from {next}"
+            );
+        }
+        a.cursor = Cursor::new(next);
+        Ok(())
+    }
+
+    fn pause(&mut self, partitions: &[TopicPartition]) -> Result<(), TopicError> {
+        self.set_paused(partitions, true);
+        Ok(())
+    }
+
+    fn resume(&mut self, partitions: &[TopicPartition]) -> Result<(), TopicError> {
+        self.set_paused(partitions, false);
+        Ok(())
     }
 
     fn assignment(&self) -> Vec<TopicPartition> {

@@ -126,6 +126,7 @@ fn ctx() -> SinkTaskContext {
         exact_by_default: false,
         commit_request: Default::default(),
         errant_records: Default::default(),
+        consumer: Default::default(),
     }
 }
 

@@ -39,9 +39,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The task's {@code SinkTaskContext} keeps {@code configs()} and {@code assignment()} (from the opens and
  * closes); {@code timeout(ms)} delays the answer of a {@code put} that threw a {@code RetriableException} by
  * that long (connect-rs then redelivers the batch); {@code requestCommit()} is a notify to connect-rs, whose
- * sink loop commits after the current batch; {@code offset} throws a {@code ConnectException} (connect-rs
- * cannot move the consumer yet, and ignoring a rewind could lose records); {@code pause} and {@code resume}
- * are not applied yet (a warning on the host's stderr says so: records keep coming, none is lost);
+ * sink loop commits after the current batch; {@code offset}, {@code pause} and {@code resume} are notifies
+ * too, sent before the answer of the call that made them: connect-rs's sink loop applies them before it reads
+ * again, as Kafka Connect's does before its next poll ({@code pause} and {@code resume} of a partition not
+ * assigned to the task throw Kafka's {@code IllegalWorkerStateException});
  * {@code errantRecordReporter()} reports a record of the running {@code put} to connect-rs, which handles it
  * when {@code put} returns as Kafka does (log, dead letter queue, {@code errors.tolerance}).
  */
@@ -277,12 +278,22 @@ public final class SinkRunners {
 
         @Override
         public void offset(Map<TopicPartition, Long> offsets) {
-            refused("offset(" + offsets + ")");
+            Map<TopicPartition, Long> rewinds = new LinkedHashMap<>();
+            offsets.forEach((tp, offset) -> {
+                if (tp != null && offset != null) {
+                    rewinds.put(tp, offset);
+                } else {
+                    System.err.println("sink task " + id + ": cannot rewind " + tp + " to a null offset; ignored");
+                }
+            });
+            if (!rewinds.isEmpty()) {
+                consumerRequest("rewind", rewinds.keySet(), rewinds);
+            }
         }
 
         @Override
         public void offset(TopicPartition tp, long offset) {
-            refused("offset(" + tp + ", " + offset + ")");
+            offset(Map.of(tp, offset));
         }
 
         @Override
@@ -299,12 +310,49 @@ public final class SinkRunners {
 
         @Override
         public void pause(TopicPartition... partitions) {
-            notApplied("pause(" + java.util.Arrays.toString(partitions) + ")");
+            consumerRequest("pause", assigned("pause", partitions), Map.of());
         }
 
         @Override
         public void resume(TopicPartition... partitions) {
-            notApplied("resume(" + java.util.Arrays.toString(partitions) + ")");
+            consumerRequest("resume", assigned("resume", partitions), Map.of());
+        }
+
+        /** {@code partitions}, each assigned to the task, else Kafka Connect's refusal. */
+        private List<TopicPartition> assigned(String what, TopicPartition... partitions) {
+            List<TopicPartition> out = java.util.Arrays.asList(partitions);
+            for (TopicPartition tp : out) {
+                if (!assignment.contains(tp)) {
+                    throw new org.apache.kafka.connect.errors.IllegalWorkerStateException(
+                        "SinkTasks may not " + what + " partitions that are not currently assigned to them.");
+                }
+            }
+            return out;
+        }
+
+        /** Sends a {@code SINK_CONSUMER} notify: {@code op} of {@code partitions} (with their offsets). */
+        private void consumerRequest(String op, java.util.Collection<TopicPartition> partitions,
+                Map<TopicPartition, Long> offsets) {
+            List<Object> list = new ArrayList<>();
+            for (TopicPartition tp : partitions) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("topic", tp.topic());
+                m.put("partition", tp.partition());
+                Long offset = offsets.get(tp);
+                if (offset != null) {
+                    m.put("offset", offset);
+                }
+                list.add(m);
+            }
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("op", op);
+            body.put("partitions", list);
+            try {
+                io.connectrs.host.Main.notifyRust(MessageType.SINK_CONSUMER,
+                    Runners.targeted(id, Json.write(body).getBytes(StandardCharsets.UTF_8)));
+            } catch (java.io.IOException e) {
+                throw new ConnectException("connect-rs is gone", e);
+            }
         }
 
         @Override
@@ -373,19 +421,5 @@ public final class SinkRunners {
             return metrics.get();
         }
 
-        /**
-         * A call whose being ignored could lose or repeat records (a rewind the consumer never makes): the
-         * plugin's call fails, so the task fails with a clear trace instead.
-         */
-        private void refused(String call) {
-            throw new ConnectException("SinkTaskContext." + call + " is not supported by connect-rs's plugin host"
-                + " yet: the task's consumer cannot be moved to the offsets it asks for, and ignoring the call could"
-                + " lose or repeat records");
-        }
-
-        private void notApplied(String call) {
-            System.err.println("sink task " + id + ": SinkTaskContext." + call
-                + " is not applied by connect-rs's plugin host yet; ignored");
-        }
     }
 }

@@ -70,6 +70,11 @@ public final class MessageType {
      * in an ERR payload).
      */
     public static final int SINK_ERRANT_RECORD = 37;
+    /**
+     * Notify (Java to Rust), target the sink task: {@code SinkTaskContext.offset}, {@code pause} or
+     * {@code resume}: {@code {"op":"rewind"|"pause"|"resume","partitions":[{"topic","partition"[,"offset"]}]}}.
+     */
+    public static final int SINK_CONSUMER = 38;
     /** Make and configure a transformation or predicate: {@code {"id","kind","class","version","location","urls","props"}}. */
     public static final int SMT_START = 40;
     /** A transformation's {@code apply(record)}: id, kind byte, record item; answers 0 (dropped), 1 + source or 2 + sink record. */
@@ -119,6 +124,7 @@ public final class MessageType {
             case SINK_STOP: return "SINK_STOP";
             case SINK_REQUEST_COMMIT: return "SINK_REQUEST_COMMIT";
             case SINK_ERRANT_RECORD: return "SINK_ERRANT_RECORD";
+            case SINK_CONSUMER: return "SINK_CONSUMER";
             case SMT_START: return "SMT_START";
             case SMT_APPLY: return "SMT_APPLY";
             case SMT_TEST: return "SMT_TEST";
