@@ -53,6 +53,11 @@ impl MessageType {
     pub const TASK_COMMIT: Self = Self(32);
     /// Stop a source task: `{"task"}`.
     pub const TASK_STOP: Self = Self(33);
+    /// A source task's `commitRecord(record, metadata)` for polled records, numbered in the
+    /// order `TASK_POLL` answers gave them (from 0 since the task started): `{"task","records":
+    /// [{"n","topic","partition","offset","timestamp"} | {"n"} (dropped: null metadata)]}`.
+    /// Sent only to a task whose `TASK_START` answer said `"commit_record": true`.
+    pub const TASK_COMMIT_RECORDS: Self = Self(39);
     /// Request (Java to Rust), target the task: its `OffsetStorageReader`; body varint count +
     /// `OFFSET_MAP` items (partitions), answered by varint count + `OFFSET_MAP` items (offsets).
     pub const OFFSETS_READ: Self = Self(34);
@@ -136,6 +141,7 @@ impl MessageType {
             Self::SINK_REQUEST_COMMIT => "SINK_REQUEST_COMMIT".into(),
             Self::SINK_ERRANT_RECORD => "SINK_ERRANT_RECORD".into(),
             Self::SINK_CONSUMER => "SINK_CONSUMER".into(),
+            Self::TASK_COMMIT_RECORDS => "TASK_COMMIT_RECORDS".into(),
             Self::SMT_START => "SMT_START".into(),
             Self::SMT_APPLY => "SMT_APPLY".into(),
             Self::SMT_TEST => "SMT_TEST".into(),

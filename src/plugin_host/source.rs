@@ -122,6 +122,7 @@ impl SourcePlugin for JavaSourcePlugin {
             running: None,
             decoder: Decoder::new(),
             in_flight: None,
+            commit_record: false,
         })
     }
 }
@@ -462,6 +463,15 @@ pub struct JavaSourceTask {
     /// A poll whose answer was not taken yet: a dropped `poll` future leaves it here, and the
     /// next `poll` takes its answer, so no record is lost.
     in_flight: Option<InFlight>,
+    /// Whether the Java task overrides `commitRecord` (its `TASK_START` answer said so).
+    commit_record: bool,
+}
+
+/// The `TASK_START` answer.
+#[derive(serde::Deserialize, Default)]
+struct TaskStarted {
+    #[serde(default)]
+    commit_record: bool,
 }
 
 /// The host's requests of a task: its `OffsetStorageReader`.
@@ -546,12 +556,49 @@ impl SourceTask for JavaSourceTask {
                 })),
             )
             .await;
-        if let Err(e) = started {
-            conn.unregister_target(&id);
-            return Err(connect_error("Java task start", e));
-        }
+        let answer = match started {
+            Ok(answer) => answer,
+            Err(e) => {
+                conn.unregister_target(&id);
+                return Err(connect_error("Java task start", e));
+            }
+        };
+        self.commit_record = serde_json::from_slice::<TaskStarted>(&answer)
+            .unwrap_or_default()
+            .commit_record;
         self.running = Some((id, conn));
         Ok(())
+    }
+
+    fn wants_record_commits(&self) -> bool {
+        self.commit_record
+    }
+
+    async fn commit_records(
+        &mut self,
+        records: Vec<connect_api::RecordCommit>,
+    ) -> connect_api::Result<()> {
+        let (id, conn) = self.running()?;
+        let records: Vec<serde_json::Value> = records
+            .into_iter()
+            .map(|(n, written)| match written {
+                Some(m) => json!({
+                    "n": n,
+                    "topic": m.topic,
+                    "partition": m.partition,
+                    "offset": m.offset,
+                    "timestamp": m.timestamp,
+                }),
+                None => json!({ "n": n }),
+            })
+            .collect();
+        conn.request(
+            MessageType::TASK_COMMIT_RECORDS,
+            json_payload(&json!({ "task": id, "records": records })),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| connect_error("Java task commitRecord", e))
     }
 
     async fn poll(&mut self) -> connect_api::Result<Vec<SourceRecord>> {

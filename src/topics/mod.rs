@@ -184,6 +184,21 @@ impl TopicError {
 /// Resolves once every record of a batch is durable (embedded log: fsynced; Kafka: acks=all).
 pub type Delivery = BoxFuture<'static, Result<(), TopicError>>;
 
+/// Where one record of a batch was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordPosition {
+    /// The partition.
+    pub partition: i32,
+    /// The record's offset in it.
+    pub offset: i64,
+    /// The record's timestamp in epoch milliseconds (`-1` when the log did not say).
+    pub timestamp: i64,
+}
+
+/// As [`Delivery`], resolving to where each record of the batch was written, in the batch's
+/// order.
+pub type PositionedDelivery = BoxFuture<'static, Result<Vec<RecordPosition>, TopicError>>;
+
 /// The source offsets a batch of a source task completes: per source partition, the offset of
 /// its last record in the batch (`None` deletes the offset).
 #[derive(Debug, Clone, PartialEq)]
@@ -233,6 +248,22 @@ pub trait TopicProducer: Send + Sync {
         Box::pin(async {
             Err(TopicError::Other(
                 "this producer cannot commit source offsets with its records".to_string(),
+            ))
+        })
+    }
+
+    /// As [`Self::send_batch`] (or [`Self::send_batch_with_offsets`] when `offsets` are
+    /// given), telling where each record was written once durable: for tasks that want each
+    /// record's acknowledgement (Kafka Connect's `SourceTask.commitRecord`).
+    fn send_batch_positioned(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: Option<SourceOffsets>,
+    ) -> BoxFuture<'_, Result<PositionedDelivery, TopicError>> {
+        let _ = (records, offsets);
+        Box::pin(async {
+            Err(TopicError::Other(
+                "this producer cannot tell where it wrote each record".to_string(),
             ))
         })
     }

@@ -360,6 +360,7 @@ pub async fn source_batch(
     chain: &mut TransformationChain,
     batch: Vec<SourceRecord>,
     poll_started: Instant,
+    mut kept: Option<&mut Vec<bool>>,
 ) -> Result<(Vec<ProducerRecord>, Vec<RecordOffset>), TaskError> {
     let metrics = &activity.metrics;
     let polled_at = Instant::now();
@@ -387,6 +388,9 @@ pub async fn source_batch(
                 Ok(r) => {
                     records.push(r);
                     offsets.push(offset);
+                    if let Some(kept) = kept.as_deref_mut() {
+                        kept.push(true);
+                    }
                     continue;
                 }
                 Err(record) => *record,
@@ -394,9 +398,12 @@ pub async fn source_batch(
         } else {
             record
         };
-        if let Some(r) =
-            self::source_record(handler, converters, chain, record, &offset, &mut clock).await?
-        {
+        let converted =
+            self::source_record(handler, converters, chain, record, &offset, &mut clock).await?;
+        if let Some(kept) = kept.as_deref_mut() {
+            kept.push(converted.is_some());
+        }
+        if let Some(r) = converted {
             records.push(r);
         }
         offsets.push(offset);

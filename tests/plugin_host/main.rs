@@ -9,6 +9,7 @@ mod support;
 
 mod bad_input;
 mod codec;
+mod commit_record;
 mod converter;
 mod debezium;
 mod distributed;

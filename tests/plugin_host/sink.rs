@@ -195,6 +195,18 @@ public class {name} extends SinkConnector {{
     )
 }
 
+/// Writes `<dir>/fixture/<name>.java`: a source connector (version 1.0, no keys) whose one
+/// task configuration is its own and whose task is `fixture.<task>`.
+pub(crate) fn source_connector_java(w: &Workdir, dir: &str, name: &str, task: &str) -> PathBuf {
+    let sink = sink_connector_java(w, dir, name, task);
+    let text = std::fs::read_to_string(&sink).expect("the connector source");
+    w.write(
+        &format!("{dir}/fixture/{name}.java"),
+        text.replace("sink.SinkConnector", "source.SourceConnector")
+            .replace("extends SinkConnector", "extends SourceConnector"),
+    )
+}
+
 /// A plugin directory with a sink connector whose task throws from `put`, one whose first
 /// `put` throws a `RetriableException` (after `context.timeout(100)`), and one whose task
 /// calls `context.requestCommit()` in `put`, one whose task rewinds (`context.offset`) to offset

@@ -183,6 +183,17 @@ pub trait SourceTask: Send {
     async fn commit(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Whether the runtime tells the task the fate of each polled record
+    /// ([`Self::commit_records`]); asked once after `start`. False by default.
+    fn wants_record_commits(&self) -> bool {
+        false
+    }
+    /// Polled records were acknowledged by their topic, or will never be written (Kafka
+    /// Connect's `commitRecord`, called per record); batches may come out of poll order. An
+    /// error is only logged, as Kafka Connect logs an exception of `commitRecord`.
+    async fn commit_records(&mut self, _records: Vec<crate::RecordCommit>) -> Result<()> {
+        Ok(())
+    }
     /// Stops the task; called once, after the last `poll`.
     async fn stop(&mut self) -> Result<()>;
     /// Why the task could not read anything yet because its input is missing (e.g. a file that

@@ -11,14 +11,17 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord, Producer};
 
 use tracing::{debug, info, warn};
 
 use super::client_config;
 use super::refusal::{RefusalWatch, WatchedContext, CHECK_INTERVAL};
 use crate::topics::topic_creation::TopicCreation;
-use crate::topics::{ClientSpec, Delivery, ProducerRecord, TopicError, TopicProducer};
+use crate::topics::{
+    ClientSpec, Delivery, PositionedDelivery, ProducerRecord, RecordPosition, SourceOffsets,
+    TopicError, TopicProducer,
+};
 
 /// Pause before retrying a record when librdkafka's local queue is full.
 const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(2);
@@ -287,103 +290,146 @@ fn to_rdkafka_error(e: &KafkaError) -> TopicError {
     TopicError::Other(format!("Kafka rejected a record: {e}"))
 }
 
+impl KafkaProducer {
+    /// Queues `records` with librdkafka (waiting while its queue is full): one delivery
+    /// future per record.
+    async fn enqueue(&self, records: &[ProducerRecord]) -> Result<Vec<DeliveryFuture>, TopicError> {
+        if let Some(reason) = self.watch.refusal() {
+            return Err(TopicError::Other(reason));
+        }
+        if let Some(creator) = &self.creator {
+            creator
+                .ensure(&records.iter().map(|r| r.topic.as_str()).collect())
+                .await?;
+        }
+        if let Some(first) = records.first() {
+            if self.nudge_pending.swap(false, Ordering::AcqRel) {
+                let producer = self.producer.clone();
+                let topic = first.topic.clone();
+                // Blocking librdkafka calls: on their own short-lived thread.
+                let spawned = std::thread::Builder::new()
+                    .name("producer-id-nudge".to_owned())
+                    .spawn(move || nudge_producer_id(&producer, &topic));
+                if let Err(e) = spawned {
+                    debug!(error = %e, "Could not start the producer id nudge.");
+                }
+            }
+        }
+        let mut deliveries = Vec::with_capacity(records.len());
+        for r in records {
+            loop {
+                let mut fr: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&r.topic);
+                if let Some(k) = &r.key {
+                    fr = fr.key(k.as_slice());
+                }
+                if let Some(v) = &r.value {
+                    fr = fr.payload(v.as_slice());
+                }
+                if let Some(p) = r.partition {
+                    fr = fr.partition(p);
+                }
+                if let Some(ts) = r.timestamp {
+                    fr = fr.timestamp(ts);
+                }
+                if !r.headers.is_empty() {
+                    let mut headers = OwnedHeaders::new_with_capacity(r.headers.len());
+                    for (key, value) in &r.headers {
+                        headers = headers.insert(Header {
+                            key,
+                            value: value.as_deref(),
+                        });
+                    }
+                    fr = fr.headers(headers);
+                }
+                match self.producer.send_result(fr) {
+                    Ok(d) => {
+                        deliveries.push(d);
+                        break;
+                    }
+                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
+                        if let Some(reason) = self.watch.refusal() {
+                            return Err(TopicError::Other(reason));
+                        }
+                        tokio::time::sleep(QUEUE_FULL_BACKOFF).await;
+                    }
+                    Err((e, _)) => return Err(to_rdkafka_error(&e)),
+                }
+            }
+        }
+        Ok(deliveries)
+    }
+}
+
+/// Waits for every delivery of a batch; with `positions`, says where each record went.
+fn delivered(
+    deliveries: Vec<DeliveryFuture>,
+    watch: RefusalWatch,
+    positions: bool,
+) -> PositionedDelivery {
+    async move {
+        let mut written = Vec::with_capacity(if positions { deliveries.len() } else { 0 });
+        for mut d in deliveries {
+            // Delivery never times out (as Kafka Connect's); a refused connection fails it.
+            let outcome = loop {
+                tokio::select! {
+                    outcome = &mut d => break outcome,
+                    () = tokio::time::sleep(CHECK_INTERVAL) => {
+                        if let Some(reason) = watch.refusal() {
+                            return Err(TopicError::Other(reason));
+                        }
+                    }
+                }
+            };
+            match outcome {
+                Ok(Ok(delivery)) => {
+                    if positions {
+                        written.push(RecordPosition {
+                            partition: delivery.partition,
+                            offset: delivery.offset,
+                            timestamp: delivery.timestamp.to_millis().unwrap_or(-1),
+                        });
+                    }
+                }
+                Ok(Err((e, _))) => return Err(to_rdkafka_error(&e)),
+                Err(_) => {
+                    return Err(TopicError::Unavailable(
+                        "the Kafka producer was closed before a record was delivered".to_owned(),
+                    ))
+                }
+            }
+        }
+        Ok(written)
+    }
+    .boxed()
+}
+
 impl TopicProducer for KafkaProducer {
     fn send_batch(
         &self,
         records: Vec<ProducerRecord>,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
         async move {
-            if let Some(reason) = self.watch.refusal() {
-                return Err(TopicError::Other(reason));
-            }
-            if let Some(creator) = &self.creator {
-                creator
-                    .ensure(&records.iter().map(|r| r.topic.as_str()).collect())
-                    .await?;
-            }
-            if let Some(first) = records.first() {
-                if self.nudge_pending.swap(false, Ordering::AcqRel) {
-                    let producer = self.producer.clone();
-                    let topic = first.topic.clone();
-                    // Blocking librdkafka calls: on their own short-lived thread.
-                    let spawned = std::thread::Builder::new()
-                        .name("producer-id-nudge".to_owned())
-                        .spawn(move || nudge_producer_id(&producer, &topic));
-                    if let Err(e) = spawned {
-                        debug!(error = %e, "Could not start the producer id nudge.");
-                    }
-                }
-            }
-            let mut deliveries = Vec::with_capacity(records.len());
-            for r in &records {
-                loop {
-                    let mut fr: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&r.topic);
-                    if let Some(k) = &r.key {
-                        fr = fr.key(k.as_slice());
-                    }
-                    if let Some(v) = &r.value {
-                        fr = fr.payload(v.as_slice());
-                    }
-                    if let Some(p) = r.partition {
-                        fr = fr.partition(p);
-                    }
-                    if let Some(ts) = r.timestamp {
-                        fr = fr.timestamp(ts);
-                    }
-                    if !r.headers.is_empty() {
-                        let mut headers = OwnedHeaders::new_with_capacity(r.headers.len());
-                        for (key, value) in &r.headers {
-                            headers = headers.insert(Header {
-                                key,
-                                value: value.as_deref(),
-                            });
-                        }
-                        fr = fr.headers(headers);
-                    }
-                    match self.producer.send_result(fr) {
-                        Ok(d) => {
-                            deliveries.push(d);
-                            break;
-                        }
-                        Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
-                            if let Some(reason) = self.watch.refusal() {
-                                return Err(TopicError::Other(reason));
-                            }
-                            tokio::time::sleep(QUEUE_FULL_BACKOFF).await;
-                        }
-                        Err((e, _)) => return Err(to_rdkafka_error(&e)),
-                    }
-                }
-            }
-            let watch = self.watch.clone();
-            let delivery: Delivery = async move {
-                for mut d in deliveries {
-                    // Delivery never times out (as Kafka Connect's); a refused connection fails it.
-                    let outcome = loop {
-                        tokio::select! {
-                            outcome = &mut d => break outcome,
-                            () = tokio::time::sleep(CHECK_INTERVAL) => {
-                                if let Some(reason) = watch.refusal() {
-                                    return Err(TopicError::Other(reason));
-                                }
-                            }
-                        }
-                    };
-                    match outcome {
-                        Ok(Ok(_)) => {}
-                        Ok(Err((e, _))) => return Err(to_rdkafka_error(&e)),
-                        Err(_) => {
-                            return Err(TopicError::Unavailable(
-                                "the Kafka producer was closed before a record was delivered"
-                                    .to_owned(),
-                            ))
-                        }
-                    }
-                }
-                Ok(())
-            }
-            .boxed();
+            let deliveries = self.enqueue(&records).await?;
+            let done = delivered(deliveries, self.watch.clone(), false);
+            let delivery: Delivery = async move { done.await.map(|_| ()) }.boxed();
             Ok(delivery)
+        }
+        .boxed()
+    }
+
+    fn send_batch_positioned(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: Option<SourceOffsets>,
+    ) -> BoxFuture<'_, Result<PositionedDelivery, TopicError>> {
+        async move {
+            if offsets.is_some() {
+                return Err(TopicError::Other(
+                    "a Kafka producer cannot commit source offsets with its records".to_owned(),
+                ));
+            }
+            let deliveries = self.enqueue(&records).await?;
+            Ok(delivered(deliveries, self.watch.clone(), true))
         }
         .boxed()
     }

@@ -14,7 +14,10 @@ use super::partition::Partition;
 use super::partitioner::partition_for_key;
 use super::segment::{self, FRAME_HEADER, MAX_BODY};
 use super::writer::{Chunk, Command};
-use crate::topics::{Delivery, ProducerRecord, SourceOffsets, TopicError, TopicProducer};
+use crate::topics::{
+    Delivery, PositionedDelivery, ProducerRecord, RecordPosition, SourceOffsets, TopicError,
+    TopicProducer,
+};
 
 /// Appends records to a [`LocalLog`](super::LocalLog); cheap to share (all state lives in the log).
 #[derive(Debug, Clone)]
@@ -41,9 +44,20 @@ impl LocalProducer {
         records: Vec<ProducerRecord>,
         offsets: Option<SourceOffsets>,
     ) -> Result<Delivery, TopicError> {
+        let durable = self.send_positioned(records, offsets, false).await?;
+        Ok(Box::pin(async move { durable.await.map(|_| ()) }))
+    }
+
+    /// As [`Self::send`]; the delivery tells where each record went when `positions`.
+    async fn send_positioned(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: Option<SourceOffsets>,
+        positions: bool,
+    ) -> Result<PositionedDelivery, TopicError> {
         let log = &self.log;
         if records.is_empty() && offsets.is_none() {
-            return Ok(Box::pin(async { Ok(()) }));
+            return Ok(Box::pin(async { Ok(Vec::new()) }));
         }
         if offsets.is_some() && !log.options.exactly_once_source {
             return Err(TopicError::Other(format!(
@@ -84,6 +98,18 @@ impl LocalProducer {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64);
+        let mut written = if positions {
+            vec![
+                RecordPosition {
+                    partition: 0,
+                    offset: -1,
+                    timestamp: -1,
+                };
+                records.len()
+            ]
+        } else {
+            Vec::new()
+        };
         let (done, durable) = tokio::sync::oneshot::channel();
         {
             let queue = log.enqueue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -101,6 +127,13 @@ impl LocalProducer {
                     for (offset, &i) in (first..).zip(&route.records) {
                         let r = &records[i];
                         let timestamp = r.timestamp.unwrap_or(now);
+                        if let Some(at) = written.get_mut(i) {
+                            *at = RecordPosition {
+                                partition: route.partition.partition,
+                                offset,
+                                timestamp,
+                            };
+                        }
                         segment::encode(
                             &mut bytes,
                             offset,
@@ -138,7 +171,8 @@ impl LocalProducer {
                 Err(TopicError::Unavailable(
                     "the embedded log writer stopped before the batch was durable".to_string(),
                 ))
-            })
+            })?;
+            Ok(written)
         }))
     }
 }
@@ -235,5 +269,13 @@ impl TopicProducer for LocalProducer {
         offsets: SourceOffsets,
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
         Box::pin(self.send(records, Some(offsets)))
+    }
+
+    fn send_batch_positioned(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: Option<SourceOffsets>,
+    ) -> BoxFuture<'_, Result<PositionedDelivery, TopicError>> {
+        Box::pin(self.send_positioned(records, offsets, true))
     }
 }

@@ -16,7 +16,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
-use super::{CommitStrategy, Dispatch, LoopContext};
+use connect_api::{RecordCommit, RecordMetadata};
+
+use super::{CommitStrategy, Dispatch, LoopContext, PolledRecords};
 use crate::storage::{OffsetEntry, OffsetStore};
 use crate::topics::{SourceOffsets, TopicError, TopicProducer};
 use crate::worker::activity::{TaskActivity, Uncommitted};
@@ -30,8 +32,9 @@ const SMALL_BATCHES_RECORDS: u64 = 10_000;
 /// Batches in flight at most, whatever their size.
 const MAX_BATCHES_IN_FLIGHT: usize = 10_000;
 
-/// A batch's acknowledgement: its id, its records and the outcome.
-type Ack = (BatchId, u64, Result<(), TopicError>);
+/// A batch's acknowledgement: its id, its records, the outcome and, for a task that wants
+/// them, its polled records' fates.
+type Ack = (BatchId, u64, Result<(), TopicError>, Vec<RecordCommit>);
 
 /// Producer sends, acknowledgements and offsets stored after acknowledgement.
 pub struct AtLeastOnce {
@@ -54,6 +57,8 @@ pub struct AtLeastOnce {
     stored: u64,
     ack_tx: mpsc::UnboundedSender<Ack>,
     ack_rx: mpsc::UnboundedReceiver<Ack>,
+    /// Polled records' fates not told to the task yet.
+    record_commits: Vec<RecordCommit>,
 }
 
 impl AtLeastOnce {
@@ -76,6 +81,19 @@ impl AtLeastOnce {
             stored: 0,
             ack_tx,
             ack_rx,
+            record_commits: Vec::new(),
+        }
+    }
+
+    /// Tells the task the fates of its polled records gathered so far (Kafka Connect's
+    /// `commitRecord`); its failure is only logged, as Kafka Connect logs it.
+    async fn tell_record_commits(&mut self, cx: &mut LoopContext<'_>) {
+        if self.record_commits.is_empty() {
+            return;
+        }
+        let commits = std::mem::take(&mut self.record_commits);
+        if let Err(e) = cx.task.commit_records(commits).await {
+            warn!(error = %e, "Source task commitRecord failed.");
         }
     }
 
@@ -92,10 +110,11 @@ impl AtLeastOnce {
     }
 
     /// Applies one acknowledgement: a failed delivery fails the task.
-    fn apply(&mut self, (id, records, result): Ack) -> Result<(), TaskError> {
+    fn apply(&mut self, (id, records, result, commits): Ack) -> Result<(), TaskError> {
         result?;
         self.submitted.ack(id);
         self.acked += records;
+        self.record_commits.extend(commits);
         Ok(())
     }
 
@@ -204,6 +223,29 @@ impl AtLeastOnce {
     }
 }
 
+/// The fates of a batch's polled records: where each produced one was written (`positions`
+/// and `topics` in the order of the produced records), `None` for the dropped ones.
+fn fates(
+    polled: &PolledRecords,
+    topics: &[String],
+    positions: &[crate::topics::RecordPosition],
+) -> Vec<RecordCommit> {
+    let mut produced = topics.iter().zip(positions);
+    (polled.first..)
+        .zip(&polled.kept)
+        .map(|(n, &kept)| {
+            let written = kept.then(|| produced.next()).flatten();
+            let metadata = written.map(|(topic, at)| RecordMetadata {
+                topic: topic.clone(),
+                partition: at.partition,
+                offset: at.offset,
+                timestamp: at.timestamp,
+            });
+            (n, metadata)
+        })
+        .collect()
+}
+
 impl CommitStrategy for AtLeastOnce {
     async fn prepare(&mut self, _cx: LoopContext<'_>) -> Result<bool, TaskError> {
         Ok(true)
@@ -221,7 +263,7 @@ impl CommitStrategy for AtLeastOnce {
         false
     }
 
-    async fn before_poll(&mut self, cx: LoopContext<'_>) -> Result<ControlFlow<()>, TaskError> {
+    async fn before_poll(&mut self, mut cx: LoopContext<'_>) -> Result<ControlFlow<()>, TaskError> {
         self.take_acks(false).await?;
         while self.held_back() {
             tokio::select! {
@@ -229,11 +271,13 @@ impl CommitStrategy for AtLeastOnce {
                 r = self.take_acks(true) => r?,
             }
         }
+        self.tell_record_commits(&mut cx).await;
         Ok(ControlFlow::Continue(()))
     }
 
-    async fn settled(&mut self, _cx: LoopContext<'_>) -> Result<bool, TaskError> {
+    async fn settled(&mut self, mut cx: LoopContext<'_>) -> Result<bool, TaskError> {
         self.take_acks(false).await?;
+        self.tell_record_commits(&mut cx).await;
         Ok(self.submitted.in_flight() == 0)
     }
 
@@ -243,8 +287,16 @@ impl CommitStrategy for AtLeastOnce {
             offsets,
             count,
             bytes,
+            record_commits,
         } = batch;
         let journaled = self.producer.commits_source_offsets();
+        if records.is_empty() {
+            // Every record was dropped or skipped: none will ever be written.
+            if let Some(polled) = &record_commits {
+                self.record_commits
+                    .extend((polled.first..).take(polled.kept.len()).map(|n| (n, None)));
+            }
+        }
         if records.is_empty() && journaled {
             let commit = Self::source_offsets(cx.connector, &offsets);
             if !commit.offsets.is_empty() {
@@ -257,7 +309,7 @@ impl CommitStrategy for AtLeastOnce {
                 let id = self.submitted.submit(offsets);
                 let tx = self.ack_tx.clone();
                 tokio::spawn(async move {
-                    let _ = tx.send((id, 0, delivery.await));
+                    let _ = tx.send((id, 0, delivery.await, Vec::new()));
                 });
             }
             return Ok(());
@@ -274,6 +326,30 @@ impl CommitStrategy for AtLeastOnce {
         self.sent += count;
         self.report_uncommitted(cx.activity);
         let sent_at = std::time::Instant::now();
+        if let Some(polled) = record_commits {
+            let topics: Vec<String> = records.iter().map(|r| r.topic.clone()).collect();
+            let delivery = self.producer.send_batch_positioned(records, commit).await?;
+            let id = self.submitted.submit(offsets);
+            let tx = self.ack_tx.clone();
+            let activity = cx.activity.clone();
+            tokio::spawn(async move {
+                let written = delivery.await;
+                activity
+                    .metrics
+                    .source
+                    .produce_time
+                    .observe(sent_at.elapsed().as_secs_f64());
+                let (acked, commits) = match written {
+                    Ok(positions) => {
+                        activity.throughput.add("produced", count, bytes);
+                        (Ok(()), fates(&polled, &topics, &positions))
+                    }
+                    Err(e) => (Err(e), Vec::new()),
+                };
+                let _ = tx.send((id, count, acked, commits));
+            });
+            return Ok(());
+        }
         let delivery = match commit {
             Some(commit) => {
                 self.producer
@@ -297,7 +373,7 @@ impl CommitStrategy for AtLeastOnce {
             if acked.is_ok() {
                 activity.throughput.add("produced", count, bytes);
             }
-            let _ = tx.send((id, count, acked));
+            let _ = tx.send((id, count, acked, Vec::new()));
         });
         Ok(())
     }
@@ -313,6 +389,8 @@ impl CommitStrategy for AtLeastOnce {
         result: Result<(), TaskError>,
     ) -> Result<(), TaskError> {
         let drained = self.drain().await;
+        let mut cx = cx;
+        self.tell_record_commits(&mut cx).await;
         let flushed = self.flush(cx).await;
         result.and(drained).and(flushed)
     }

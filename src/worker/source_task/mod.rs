@@ -100,6 +100,18 @@ pub struct Dispatch {
     pub count: u64,
     /// The records' key, value and header bytes.
     pub bytes: u64,
+    /// For a task that wants each record's fate (`SourceTask::wants_record_commits`): the
+    /// number of the batch's first polled record and, per polled record, whether it is in
+    /// `records` (else it was dropped or skipped).
+    pub record_commits: Option<PolledRecords>,
+}
+
+/// The polled records of one batch, for `SourceTask::commit_records`.
+pub struct PolledRecords {
+    /// The number of the batch's first polled record (counted over the task's life).
+    pub first: u64,
+    /// Per polled record, whether it is produced.
+    pub kept: Vec<bool>,
 }
 
 /// How a source task's records and offsets are produced and committed: the loop calls it
@@ -201,6 +213,9 @@ impl<C: CommitStrategy> SourceTaskRunner<C> {
         let interval = self.commit.commit_interval();
         let mut commit_at = interval.map(|d| Instant::now() + d);
         let interrupts = self.commit.commit_interrupts_poll();
+        let wants_record_commits = self.task.wants_record_commits();
+        // Records polled so far (numbers them for `commit_records`).
+        let mut polled_so_far = 0u64;
         loop {
             let (commit, cx) = self.split(cancel);
             if commit.before_poll(cx).await?.is_break() {
@@ -251,6 +266,12 @@ impl<C: CommitStrategy> SourceTaskRunner<C> {
                 self.activity.set_unavailable(self.task.input_unavailable());
                 continue;
             }
+            let polled_count = u64::try_from(batch.len()).unwrap_or(u64::MAX);
+            let mut record_commits = wants_record_commits.then(|| PolledRecords {
+                first: polled_so_far,
+                kept: Vec::with_capacity(batch.len()),
+            });
+            polled_so_far += polled_count;
             // Dead-lettered records are durable when this returns, before their offsets can be
             // committed.
             let (records, offsets) = source_batch(
@@ -260,6 +281,7 @@ impl<C: CommitStrategy> SourceTaskRunner<C> {
                 &mut self.transforms,
                 batch,
                 poll_started,
+                record_commits.as_mut().map(|c| &mut c.kept),
             )
             .await?;
             let mut bytes = 0;
@@ -286,6 +308,7 @@ impl<C: CommitStrategy> SourceTaskRunner<C> {
                         offsets,
                         count,
                         bytes,
+                        record_commits,
                     },
                 )
                 .await?;

@@ -41,6 +41,8 @@ pub struct Transactional {
     fencing: Option<(Arc<dyn TaskFencing>, u32)>,
     /// The open transaction.
     txn: Transaction,
+    /// Whether the log said `commitRecord` is not called in this mode.
+    warned_record_commits: bool,
 }
 
 /// The open transaction.
@@ -96,6 +98,7 @@ impl Transactional {
             boundary,
             fencing,
             txn: Transaction::default(),
+            warned_record_commits: false,
         }
     }
 
@@ -199,6 +202,13 @@ impl CommitStrategy for Transactional {
     }
 
     async fn dispatch(&mut self, cx: LoopContext<'_>, batch: Dispatch) -> Result<(), TaskError> {
+        if batch.record_commits.is_some() && !self.warned_record_commits {
+            self.warned_record_commits = true;
+            warn!(
+                "The task wants each record's acknowledgement (SourceTask.commitRecord), which \
+                 connect-rs does not give in exactly-once mode yet; it is not called."
+            );
+        }
         // A record dropped by a transform, or skipped after an error, still advances its
         // source offset.
         for offset in batch.offsets {

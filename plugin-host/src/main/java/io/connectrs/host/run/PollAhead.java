@@ -6,6 +6,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -42,9 +44,23 @@ final class PollAhead {
     private boolean queued;
     private boolean stopping;
 
-    PollAhead(PluginThread thread, SourceTask task) {
+    /**
+     * The records handed out whose {@code commitRecord} is due, by their number in the order handed out; null
+     * when the task does not override {@code commitRecord}.
+     */
+    private final Map<Long, SourceRecord> uncommitted;
+    /** The number of the next record polled (only used on the task's thread). */
+    private long next;
+
+    PollAhead(PluginThread thread, SourceTask task, boolean commitRecords) {
         this.thread = thread;
         this.task = task;
+        this.uncommitted = commitRecords ? new ConcurrentHashMap<>() : null;
+    }
+
+    /** Takes the record numbered {@code n} for its {@code commitRecord}; null when unknown. */
+    SourceRecord committed(long n) {
+        return uncommitted == null ? null : uncommitted.remove(n);
     }
 
     /**
@@ -116,6 +132,11 @@ final class PollAhead {
             n = records == null ? 0 : records.size();
             for (int i = 0; i < n; i++) {
                 encoder.sourceRecord(records.get(i), out);
+            }
+            if (uncommitted != null) {
+                for (int i = 0; i < n; i++) {
+                    uncommitted.put(next++, records.get(i));
+                }
             }
         } catch (Throwable t) {
             // The bytes of this poll are dropped: connect-rs's decoder starts afresh with the error.

@@ -9,6 +9,8 @@ import io.connectrs.host.wire.codec.Buf;
 import io.connectrs.host.wire.codec.Decoder;
 import io.connectrs.host.wire.codec.Encoder;
 import io.connectrs.host.wire.codec.Reader;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -49,6 +51,7 @@ public final class Runners {
         Handlers.register(MessageType.CONN_STOP, json(Runners::stopConnector));
         Handlers.register(MessageType.TASK_START, json(Runners::startTask));
         Handlers.register(MessageType.TASK_POLL, payload -> task(payload).poll());
+        Handlers.register(MessageType.TASK_COMMIT_RECORDS, json(Runners::commitRecords));
         Handlers.register(MessageType.TASK_COMMIT, payload -> {
             task(payload).commit();
             return new byte[0];
@@ -285,7 +288,7 @@ public final class Runners {
                 t.task = (SourceTask) o;
                 t.task.initialize(t.context);
                 t.task.start(props);
-                t.pollAhead = new PollAhead(t.thread, t.task);
+                t.pollAhead = new PollAhead(t.thread, t.task, overridesCommitRecord(t.task));
                 return null;
             });
         } catch (Exception e) {
@@ -293,6 +296,58 @@ public final class Runners {
             throw e;
         }
         TASKS.put(id, t);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("commit_record", overridesCommitRecord(t.task));
+        return answer;
+    }
+
+    /** Whether {@code task} overrides either {@code commitRecord} of {@code SourceTask} (their defaults do nothing). */
+    static boolean overridesCommitRecord(SourceTask task) {
+        for (Class<?> c = task.getClass(); c != null && c != SourceTask.class; c = c.getSuperclass()) {
+            for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals("commitRecord") && !m.isBridge() && !m.isSynthetic()) {
+                    Class<?>[] p = m.getParameterTypes();
+                    if ((p.length == 1 || p.length == 2 && p[1] == RecordMetadata.class) && p[0] == SourceRecord.class) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code TASK_COMMIT_RECORDS}: {@code commitRecord} of each record numbered in the request, on the task's
+     * thread; an exception is logged and the next record goes on, as Kafka Connect does.
+     */
+    @SuppressWarnings("unchecked")
+    private static Object commitRecords(Map<String, Object> req) throws Exception {
+        TaskRunner t = TASKS.get((String) req.get("task"));
+        if (t == null || t.pollAhead == null) {
+            throw new IllegalStateException("task " + req.get("task") + " is not running in the plugin host");
+        }
+        List<Object> records = (List<Object>) req.get("records");
+        t.thread.call(() -> {
+            for (Object o : records) {
+                Map<String, Object> m = (Map<String, Object>) o;
+                SourceRecord record = t.pollAhead.committed(((Number) m.get("n")).longValue());
+                if (record == null) {
+                    continue;
+                }
+                RecordMetadata metadata = null;
+                if (m.get("topic") != null) {
+                    metadata = new RecordMetadata(
+                        new TopicPartition((String) m.get("topic"), ((Number) m.get("partition")).intValue()),
+                        ((Number) m.get("offset")).longValue(), 0, ((Number) m.get("timestamp")).longValue(), -1, -1);
+                }
+                try {
+                    t.task.commitRecord(record, metadata);
+                } catch (Throwable e) {
+                    System.err.println("task " + t.id + ": commitRecord threw " + e);
+                }
+            }
+            return null;
+        });
         return Map.of();
     }
 

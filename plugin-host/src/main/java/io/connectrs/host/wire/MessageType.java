@@ -43,6 +43,13 @@ public final class MessageType {
     /** Stop a source task: {@code {"task"}}. */
     public static final int TASK_STOP = 33;
     /**
+     * A source task's {@code commitRecord(record, metadata)} for polled records, numbered in the order the
+     * {@code TASK_POLL} answers gave them (from 0): {@code {"task","records":[{"n","topic","partition","offset",
+     * "timestamp"} | {"n"}]}} ({@code {"n"}}: dropped, null metadata). Sent only when {@code TASK_START}
+     * answered {@code "commit_record": true}.
+     */
+    public static final int TASK_COMMIT_RECORDS = 39;
+    /**
      * Request (Java to Rust), target the task: its {@code OffsetStorageReader}; body varint count + OFFSET_MAP
      * items (the partitions), answered by varint count + OFFSET_MAP items (each offset or null).
      */
@@ -115,6 +122,7 @@ public final class MessageType {
             case TASK_POLL: return "TASK_POLL";
             case TASK_COMMIT: return "TASK_COMMIT";
             case TASK_STOP: return "TASK_STOP";
+            case TASK_COMMIT_RECORDS: return "TASK_COMMIT_RECORDS";
             case OFFSETS_READ: return "OFFSETS_READ";
             case SINK_START: return "SINK_START";
             case SINK_OPEN: return "SINK_OPEN";
