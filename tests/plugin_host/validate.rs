@@ -161,6 +161,14 @@ fn comparable_validate(body: &Value, plugin_keys: &BTreeSet<String>) -> Value {
             {
                 c["value"]["recommended_values"] = json!("(converters)");
             }
+            // The classes recommended for a transformation's or predicate's `type`: each
+            // system's own list of plugins.
+            let name = c["value"]["name"].as_str().unwrap_or_default();
+            if (name.starts_with("transforms.") || name.starts_with("predicates."))
+                && name.ends_with(".type")
+            {
+                c["value"]["recommended_values"] = json!("(plugins)");
+            }
             if !c["definition"].is_null() {
                 c["definition"] = without_framework_docs(&c["definition"], plugin_keys);
             }
@@ -255,6 +263,40 @@ fn java_connector_config_and_validation_match_kafka_connect() {
     });
     let ours = compare_validate(&kc, &rs, path, &good);
     assert_eq!(ours["error_count"], 0, "{ours}");
+    // A Java transformation (Debezium's) in a chain with a built-in one: its own keys, their
+    // values and its errors, as Kafka Connect's enriched ConfigDef lists them.
+    let mut with_smts = good.clone();
+    for (k, v) in [
+        ("transforms", "unwrap,tag"),
+        (
+            "transforms.unwrap.type",
+            "io.debezium.transforms.ExtractNewRecordState",
+        ),
+        ("transforms.unwrap.add.fields", "op,lsn"),
+        ("transforms.unwrap.drop.fields.header.name", "x"),
+        (
+            "transforms.tag.type",
+            "org.apache.kafka.connect.transforms.InsertField$Value",
+        ),
+        ("transforms.tag.static.field", "origin"),
+        ("transforms.tag.static.value", "pg"),
+    ] {
+        with_smts[k] = json!(v);
+    }
+    with_smts["transforms.unwrap.drop.fields.from.key"] = json!("maybe");
+    let ours = compare_validate(&kc, &rs, path, &with_smts);
+    assert!(
+        errors(&ours)
+            .iter()
+            .any(|(k, _)| k == "transforms.unwrap.drop.fields.from.key"),
+        "the Java transformation's own error: {ours}"
+    );
+    assert!(
+        ours["configs"].as_array().is_some_and(|c| c
+            .iter()
+            .any(|c| c["value"]["name"] == "transforms.unwrap.add.fields")),
+        "{ours}"
+    );
 
     // Debezium's own validation: its ConfigDef's errors, a null on one of its keys, and its
     // connection check against a host that does not exist (both fail the same way).

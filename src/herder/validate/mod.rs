@@ -329,15 +329,25 @@ pub async fn validate_config(
             push(key.clone(), message);
         }
     }
+    let java_stages = transforms::java_stages(plugins, given_value, props).await?;
     let (_, chain_problems, _) = TransformChainSpec::validate(&raw, plugins);
     for problem in chain_problems {
         if let Some(key) = problem.key {
+            // A Java stage whose own `config().validate(...)` found errors shows those, as
+            // Kafka Connect does, not also what its `configure` then refused (which only
+            // connect-rs reports: the creation would fail with it).
+            if java_stages
+                .iter()
+                .any(|(prefix, stage)| stage.has_errors() && key.starts_with(prefix.as_str()))
+            {
+                continue;
+            }
             if given.get(key.as_str()) != Some(&None) {
                 push(key, &problem.message);
             }
         }
     }
-    let enriched = enriched_keys(plugins, given_value);
+    let enriched = enriched_keys(plugins, given_value, &java_stages);
     let is_defined = |k: &str| def.key(k).is_some() || enriched.iter().any(|e| e.info.name == k);
     for (key, value) in props {
         if value.is_none() {
@@ -523,7 +533,11 @@ fn push_enriched(
         configs.push(ConfigInfo {
             definition: Some(key.info),
             value: Some(ConfigValueInfo {
-                errors: errors.remove(&name).unwrap_or_default(),
+                errors: {
+                    let mut errs = errors.remove(&name).unwrap_or_default();
+                    errs.extend(key.errors);
+                    errs
+                },
                 name,
                 value,
                 recommended_values: key.recommended,
