@@ -8,6 +8,10 @@
 //! (`CONV_CLOSE`) when the converter is dropped. The converter gets empty headers; one that adds
 //! headers is refused with an error rather than have them dropped.
 //!
+//! A Java header converter (`header.converter`) runs the same way (`CONV_START` with
+//! `"header": true`); its calls carry the header's key after the topic, one round trip per
+//! header.
+//!
 //! The trait methods are synchronous: each call waits for the JVM's answer with
 //! [`tokio::task::block_in_place`] (see [`super::smt`]). A Java exception becomes a
 //! [`ConnectError`] whose text is the Java stack trace; a Java `ConfigException` from
@@ -16,7 +20,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use connect_api::{ConfigMap, ConnectError, Converter, Headers, SchemaAndValue, SchemaRef, Value};
+use connect_api::{
+    ConfigMap, ConnectError, Converter, HeaderConverter, Headers, SchemaAndValue, SchemaRef, Value,
+};
 use serde_json::json;
 
 use super::codec::{self, Decoder, Encoder, Reader};
@@ -54,14 +60,24 @@ impl JavaConverterPlugin {
 
     /// A new, unconfigured converter (`configure` makes it in the JVM).
     pub fn new_converter(&self) -> Box<dyn Converter> {
-        Box::new(JavaConverter {
+        Box::new(self.instance(false))
+    }
+
+    /// A new, unconfigured header converter (`configure` makes it in the JVM).
+    pub fn new_header_converter(&self) -> Box<dyn HeaderConverter> {
+        Box::new(JavaHeaderConverter(self.instance(true)))
+    }
+
+    fn instance(&self, header: bool) -> JavaConverter {
+        JavaConverter {
             plugin: self.clone(),
+            header,
             state: Mutex::new(State {
                 running: None,
                 encoder: Encoder::new(),
                 decoder: Decoder::new(),
             }),
-        })
+        }
     }
 }
 
@@ -75,12 +91,22 @@ struct State {
 /// A Java converter; its calls are serialized (one task converts in order).
 struct JavaConverter {
     plugin: JavaConverterPlugin,
+    /// A header converter (its calls carry the header's key).
+    header: bool,
     state: Mutex<State>,
 }
 
+/// A Java header converter.
+struct JavaHeaderConverter(JavaConverter);
+
 impl JavaConverter {
     fn what(&self) -> String {
-        format!("Java converter {}", self.plugin.java.class)
+        let kind = if self.header {
+            "header converter"
+        } else {
+            "converter"
+        };
+        format!("Java {kind} {}", self.plugin.java.class)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -89,12 +115,13 @@ impl JavaConverter {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Sends `body` (after the id and the topic) with `kind`; the answer.
+    /// Sends `body` (after the id, the topic and a header's `key`) with `kind`; the answer.
     fn call(
         &self,
         state: &mut State,
         kind: MessageType,
         topic: &str,
+        key: Option<&str>,
         body: impl FnOnce(&mut State, &mut Vec<u8>) -> Result<(), codec::CodecError>,
     ) -> Result<Vec<u8>, ConnectError> {
         let Some((id, conn)) = &state.running else {
@@ -107,6 +134,9 @@ impl JavaConverter {
         let mut payload = Vec::with_capacity(256);
         codec::put_str(&mut payload, id);
         codec::put_str(&mut payload, topic);
+        if let Some(key) = key {
+            codec::put_str(&mut payload, key);
+        }
         body(state, &mut payload).map_err(|e| {
             ConnectError::Data(format!(
                 "a value of topic {topic} cannot be sent to the {}: {e}",
@@ -138,8 +168,9 @@ impl Drop for JavaConverter {
     }
 }
 
-impl Converter for JavaConverter {
-    fn configure(&mut self, props: &ConfigMap, is_key: bool) -> connect_api::Result<()> {
+impl JavaConverter {
+    /// Makes and configures the instance in the JVM (`is_key` for a converter).
+    fn start(&mut self, props: &ConfigMap, is_key: bool) -> connect_api::Result<()> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let what = self.what();
         let state = self
@@ -157,6 +188,7 @@ impl Converter for JavaConverter {
             "urls": java.urls(),
             "props": props,
             "is_key": is_key,
+            "header": self.header,
         }));
         let host = self.plugin.host.clone();
         let started = block(async move {
@@ -175,10 +207,11 @@ impl Converter for JavaConverter {
         }
     }
 
-    fn from_connect(
+    /// `fromConnectData` (or a header's `fromConnectHeader`, with its `key`).
+    fn serialize(
         &self,
         topic: &str,
-        _headers: &Headers,
+        key: Option<&str>,
         schema: Option<&SchemaRef>,
         value: &Value,
     ) -> connect_api::Result<Option<Vec<u8>>> {
@@ -187,6 +220,7 @@ impl Converter for JavaConverter {
             &mut state,
             MessageType::CONV_FROM_CONNECT,
             topic,
+            key,
             |s, out| s.encoder.schema_and_value(schema, value, out),
         )?;
         let bad = |e: codec::CodecError| {
@@ -202,23 +236,30 @@ impl Converter for JavaConverter {
         }
     }
 
-    fn to_connect(
+    /// `toConnectData` (or a header's `toConnectHeader`, with its `key`).
+    fn deserialize(
         &self,
         topic: &str,
-        _headers: &Headers,
+        key: Option<&str>,
         data: Option<&[u8]>,
     ) -> connect_api::Result<SchemaAndValue> {
         let mut state = self.state();
-        let answer = self.call(&mut state, MessageType::CONV_TO_CONNECT, topic, |_, out| {
-            match data {
-                None => out.push(0),
-                Some(bytes) => {
-                    out.push(1);
-                    codec::put_bytes(out, bytes);
+        let answer = self.call(
+            &mut state,
+            MessageType::CONV_TO_CONNECT,
+            topic,
+            key,
+            |_, out| {
+                match data {
+                    None => out.push(0),
+                    Some(bytes) => {
+                        out.push(1);
+                        codec::put_bytes(out, bytes);
+                    }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         let mut r = Reader::new(&answer);
         let (schema, value) = state.decoder.schema_and_value(&mut r).map_err(|e| {
             ConnectError::Data(format!(
@@ -227,5 +268,55 @@ impl Converter for JavaConverter {
             ))
         })?;
         Ok(SchemaAndValue { schema, value })
+    }
+}
+
+impl Converter for JavaConverter {
+    fn configure(&mut self, props: &ConfigMap, is_key: bool) -> connect_api::Result<()> {
+        self.start(props, is_key)
+    }
+
+    fn from_connect(
+        &self,
+        topic: &str,
+        _headers: &Headers,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> connect_api::Result<Option<Vec<u8>>> {
+        self.serialize(topic, None, schema, value)
+    }
+
+    fn to_connect(
+        &self,
+        topic: &str,
+        _headers: &Headers,
+        data: Option<&[u8]>,
+    ) -> connect_api::Result<SchemaAndValue> {
+        self.deserialize(topic, None, data)
+    }
+}
+
+impl HeaderConverter for JavaHeaderConverter {
+    fn configure(&mut self, props: &ConfigMap) -> connect_api::Result<()> {
+        self.0.start(props, false)
+    }
+
+    fn from_connect_header(
+        &self,
+        topic: &str,
+        key: &str,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> connect_api::Result<Option<Vec<u8>>> {
+        self.0.serialize(topic, Some(key), schema, value)
+    }
+
+    fn to_connect_header(
+        &self,
+        topic: &str,
+        key: &str,
+        data: Option<&[u8]>,
+    ) -> connect_api::Result<SchemaAndValue> {
+        self.0.deserialize(topic, Some(key), data)
     }
 }

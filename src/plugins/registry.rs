@@ -144,13 +144,13 @@ impl RegistryError {
 
 fn java_not_wired(kind: &str, j: &JavaPluginDesc) -> String {
     let why = match j.kind {
-        _ if kind == "HeaderConverter" => "running Java header converters is not supported yet",
         JavaPluginKind::Plugin(
             PluginKind::Source
             | PluginKind::Sink
             | PluginKind::Transformation
             | PluginKind::Predicate
-            | PluginKind::Converter,
+            | PluginKind::Converter
+            | PluginKind::HeaderConverter,
         ) => "no plugin host runs Java plugins here",
         _ => "running this kind of Java plugin is not supported",
     };
@@ -812,7 +812,7 @@ impl PluginRegistry {
     /// = `version` chooses (`None`: not given).
     ///
     /// # Errors
-    /// As [`Self::versioned_converter`]; a Java header converter cannot run yet.
+    /// As [`Self::versioned_converter`].
     pub fn versioned_header_converter(
         &self,
         name: &str,
@@ -828,11 +828,13 @@ impl PluginRegistry {
                     }),
                 ..
             } => Ok(new()),
-            Origin::Java(j) => Err(ChoiceError::NotFound(self.java_chosen(
-                Group::HeaderConverter,
-                name,
-                j,
-            ))),
+            Origin::Java(j) => {
+                let e = self.java_chosen(Group::HeaderConverter, name, j);
+                match self.java_converter(&e) {
+                    Some(java) => Ok(java.new_header_converter()),
+                    None => Err(ChoiceError::NotFound(e)),
+                }
+            }
             Origin::Builtin { .. } => Err(ChoiceError::NotFound(
                 self.not_found(Group::HeaderConverter, name),
             )),
@@ -864,14 +866,18 @@ impl PluginRegistry {
     ///
     /// # Errors
     /// [`RegistryError`] listing the available header converters, or saying that the choice
-    /// is a Java plugin.
+    /// is a Java plugin no plugin host runs here.
     pub fn header_converter(&self, name: &str) -> Result<Box<dyn HeaderConverter>, RegistryError> {
-        match self.builtin_choice(Group::HeaderConverter, name)? {
-            Factory::Converter(ConverterDesc {
+        match self.builtin_choice(Group::HeaderConverter, name) {
+            Ok(Factory::Converter(ConverterDesc {
                 new_header_converter: Some(new),
                 ..
-            }) => Ok(new()),
-            _ => Err(self.not_found(Group::HeaderConverter, name)),
+            })) => Ok(new()),
+            Ok(_) => Err(self.not_found(Group::HeaderConverter, name)),
+            Err(e) => match self.java_converter(&e) {
+                Some(java) => Ok(java.new_header_converter()),
+                None => Err(e),
+            },
         }
     }
 
@@ -917,11 +923,12 @@ impl PluginRegistry {
         ))
     }
 
-    /// The Java converter that `e` (an error of [`Self::converter`]) says the name chose, when
-    /// this worker's plugin host can run it (header converters cannot run in Java yet).
+    /// The Java converter or header converter that `e` (an error of [`Self::converter`] or
+    /// [`Self::header_converter`]) says the name chose, when this worker's plugin host can run
+    /// it.
     pub fn java_converter(&self, e: &RegistryError) -> Option<JavaConverterPlugin> {
         let (j, host) = (e.java()?, self.host.as_ref()?);
-        if e.kind != "Converter" {
+        if e.kind != "Converter" && e.kind != "HeaderConverter" {
             return None;
         }
         Some(JavaConverterPlugin::new(
@@ -1411,16 +1418,9 @@ mod tests {
             "1.0",
             "/plugins/conv",
         )]);
-        let e = t
-            .header_converter("com.example.JsonishHeaders")
-            .err()
-            .unwrap();
-        assert!(t.java_converter(&e).is_none());
         assert!(
-            e.to_string().ends_with(
-                "is a Java plugin from /plugins/conv; running Java header converters is not supported yet"
-            ),
-            "{e}"
+            t.header_converter("com.example.JsonishHeaders").is_ok(),
+            "a Java header converter the host runs"
         );
     }
 

@@ -11,6 +11,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -26,6 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The converter gets empty headers: a converter that adds headers to the record it serializes is
  * refused with an error (connect-rs does not carry headers a converter adds), never ignored.
+ *
+ * <p>A header converter ({@code "header": true} at {@code CONV_START}) is configured with {@code configure(props)};
+ * its calls carry the header's key after the topic ({@code fromConnectHeader} / {@code toConnectHeader}).
  */
 public final class ConverterRunners {
     private ConverterRunners() {}
@@ -55,6 +59,7 @@ public final class ConverterRunners {
         String id = (String) req.get("id");
         String className = (String) req.get("class");
         boolean isKey = Boolean.TRUE.equals(req.get("is_key"));
+        boolean header = Boolean.TRUE.equals(req.get("header"));
         Map<String, String> props = Runners.props(req);
         ClassLoader loader = Loaders.loaderFor(className, (String) req.get("version"),
             (String) req.get("location"), (List<Object>) req.get("urls"));
@@ -65,6 +70,17 @@ public final class ConverterRunners {
         Instance i = new Instance(loader);
         i.run(() -> {
             Object o = Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
+            if (header) {
+                if (!(o instanceof HeaderConverter)) {
+                    throw new ConnectException(className + " is not a HeaderConverter");
+                }
+                i.headerConverter = (HeaderConverter) o;
+                // As Kafka Connect's Plugins.newHeaderConverter: the converter type is said.
+                Map<String, String> headerProps = new java.util.HashMap<>(props);
+                headerProps.put("converter.type", "header");
+                i.headerConverter.configure(headerProps);
+                return null;
+            }
             if (!(o instanceof Converter)) {
                 throw new ConnectException(className + " is not a Converter");
             }
@@ -87,6 +103,9 @@ public final class ConverterRunners {
                 try {
                     String topic = in.str("a topic");
                     Buf out = new Buf(256);
+                    if (i.headerConverter != null) {
+                        return header(i, topic, in, out, fromConnect);
+                    }
                     RecordHeaders headers = new RecordHeaders();
                     if (fromConnect) {
                         SchemaAndValue data = i.decoder.schemaAndValue(in);
@@ -121,9 +140,33 @@ public final class ConverterRunners {
         }
     }
 
+    /** A header converter's call: the header's key, then as a converter's. */
+    private static byte[] header(Instance i, String topic, Reader in, Buf out, boolean fromConnect) throws Exception {
+        String key = in.str("a header key");
+        if (fromConnect) {
+            SchemaAndValue data = i.decoder.schemaAndValue(in);
+            byte[] bytes = i.headerConverter.fromConnectHeader(topic, key, data.schema(), data.value());
+            if (bytes == null) {
+                out.put(0);
+            } else {
+                out.put(1);
+                out.putBytes(bytes);
+            }
+        } else {
+            byte[] bytes = in.u8("a null marker") == 0 ? null : in.bytes("the serialized header");
+            SchemaAndValue data = i.headerConverter.toConnectHeader(topic, key, bytes);
+            if (data == null) {
+                data = SchemaAndValue.NULL;
+            }
+            i.encoder.schemaAndValue(data.schema(), data.value(), out);
+        }
+        return out.toByteArray();
+    }
+
     private static final class Instance {
         final ClassLoader loader;
         volatile Converter converter;
+        volatile HeaderConverter headerConverter;
         Decoder decoder = new Decoder();
         Encoder encoder = new Encoder();
 
@@ -140,6 +183,9 @@ public final class ConverterRunners {
             run(() -> {
                 if (converter instanceof AutoCloseable) {
                     ((AutoCloseable) converter).close();
+                }
+                if (headerConverter != null) {
+                    headerConverter.close();
                 }
                 return null;
             });
