@@ -44,6 +44,14 @@ impl MessageType {
     pub const CONN_RECONFIGURE: Self = Self(23);
     /// Notify (Java to Rust), target the connector: `raiseError(e)`, body the `ERR` JSON.
     pub const CONN_RAISE_ERROR: Self = Self(24);
+    /// A fresh (not started) source connector's `exactlyOnceSupport(props)`:
+    /// `{"class","version","location","urls","props"}` → `{"support": "SUPPORTED" |
+    /// "UNSUPPORTED" | null}`.
+    pub const CONN_EOS_SUPPORT: Self = Self(48);
+    /// A fresh connector's `alterOffsets(props, offsets)`: `{"class","version","location",
+    /// "urls","props","source":[{"partition","offset"}]}` (maps or nulls) or `...,"sink":
+    /// [{"topic","partition","offset"}]}` (offset a number or null) → `{"handled": bool}`.
+    pub const CONN_ALTER_OFFSETS: Self = Self(49);
     /// Start a source task: `{"task","conn","class","version","location","urls","props"}`.
     pub const TASK_START: Self = Self(30);
     /// A source task's `poll()`: `{"task"}` → varint count, then that many `SOURCE_RECORD`
@@ -142,6 +150,8 @@ impl MessageType {
             Self::SINK_ERRANT_RECORD => "SINK_ERRANT_RECORD".into(),
             Self::SINK_CONSUMER => "SINK_CONSUMER".into(),
             Self::TASK_COMMIT_RECORDS => "TASK_COMMIT_RECORDS".into(),
+            Self::CONN_EOS_SUPPORT => "CONN_EOS_SUPPORT".into(),
+            Self::CONN_ALTER_OFFSETS => "CONN_ALTER_OFFSETS".into(),
             Self::SMT_START => "SMT_START".into(),
             Self::SMT_APPLY => "SMT_APPLY".into(),
             Self::SMT_TEST => "SMT_TEST".into(),

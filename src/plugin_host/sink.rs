@@ -82,7 +82,7 @@ impl SinkPlugin for JavaSinkPlugin {
 
     fn new_connector(&self) -> Box<dyn SinkConnector> {
         Box::new(JavaSinkConnector {
-            inner: self.lifecycle.new_connector(),
+            inner: self.lifecycle.new_java_connector(),
         })
     }
 
@@ -98,7 +98,7 @@ impl SinkPlugin for JavaSinkPlugin {
 
 /// A Java sink connector instance in the plugin host.
 pub struct JavaSinkConnector {
-    inner: Box<dyn SourceConnector>,
+    inner: super::source::JavaSourceConnector,
 }
 
 #[async_trait]
@@ -117,6 +117,23 @@ impl SinkConnector for JavaSinkConnector {
 
     async fn stop(&mut self) -> connect_api::Result<()> {
         self.inner.stop().await
+    }
+
+    fn alter_offsets(
+        &self,
+        props: &ConfigMap,
+        offsets: &[(TopicPartition, Option<i64>)],
+    ) -> connect_api::Result<bool> {
+        let sink: Vec<serde_json::Value> = offsets
+            .iter()
+            .map(|(tp, o)| json!({"topic": tp.topic, "partition": tp.partition, "offset": o}))
+            .collect();
+        let answer = self.inner.ask_fresh(
+            MessageType::CONN_ALTER_OFFSETS,
+            props,
+            Some(("sink", sink.into())),
+        )?;
+        Ok(answer.get("handled").and_then(serde_json::Value::as_bool) == Some(true))
     }
 }
 

@@ -22,8 +22,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use connect_api::{
-    ConfigDef, ConfigMap, ConnectError, ConnectorContext, OffsetMap, OffsetReader, PluginDesc,
-    PluginKind, SourceConnector, SourcePlugin, SourceRecord, SourceTask, SourceTaskContext,
+    ConfigDef, ConfigMap, ConnectError, ConnectorContext, ExactlyOnceSupport, OffsetMap,
+    OffsetReader, PluginDesc, PluginKind, SourceConnector, SourcePlugin, SourceRecord, SourceTask,
+    SourceTaskContext,
 };
 use serde_json::json;
 
@@ -94,6 +95,20 @@ impl JavaSourcePlugin {
     }
 }
 
+impl JavaSourcePlugin {
+    /// A new connector instance (also the lifecycle of a Java sink connector).
+    pub(super) fn new_java_connector(&self) -> JavaSourceConnector {
+        JavaSourceConnector {
+            host: self.host.clone(),
+            java: self.java.clone(),
+            ctx: None,
+            started: None,
+            configs: Arc::new(Mutex::new(Vec::new())),
+            watcher: None,
+        }
+    }
+}
+
 impl SourcePlugin for JavaSourcePlugin {
     fn desc(&self) -> PluginDesc {
         self.desc
@@ -105,14 +120,7 @@ impl SourcePlugin for JavaSourcePlugin {
     }
 
     fn new_connector(&self) -> Box<dyn SourceConnector> {
-        Box::new(JavaSourceConnector {
-            host: self.host.clone(),
-            java: self.java.clone(),
-            ctx: None,
-            started: None,
-            configs: Arc::new(Mutex::new(Vec::new())),
-            watcher: None,
-        })
+        Box::new(self.new_java_connector())
     }
 
     fn new_task(&self) -> Box<dyn SourceTask> {
@@ -425,6 +433,39 @@ impl SourceConnector for JavaSourceConnector {
         Ok(configs.iter().take(max_tasks).cloned().collect())
     }
 
+    fn exactly_once_support(&self, props: &ConfigMap) -> Option<ExactlyOnceSupport> {
+        let answer = self.ask_fresh(MessageType::CONN_EOS_SUPPORT, props, None);
+        match answer {
+            Ok(a) => match a.get("support").and_then(serde_json::Value::as_str) {
+                Some("SUPPORTED") => Some(ExactlyOnceSupport::Supported),
+                Some("UNSUPPORTED") => Some(ExactlyOnceSupport::Unsupported),
+                _ => None,
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, class = %self.java.class,
+                    "Could not ask the Java connector for its exactly-once support.");
+                None
+            }
+        }
+    }
+
+    fn alter_offsets(
+        &self,
+        props: &ConfigMap,
+        offsets: &[connect_api::SourceOffsetChange],
+    ) -> connect_api::Result<bool> {
+        let source: Vec<serde_json::Value> = offsets
+            .iter()
+            .map(|(partition, offset)| json!({"partition": partition, "offset": offset}))
+            .collect();
+        let answer = self.ask_fresh(
+            MessageType::CONN_ALTER_OFFSETS,
+            props,
+            Some(("source", source.into())),
+        )?;
+        Ok(answer.get("handled").and_then(serde_json::Value::as_bool) == Some(true))
+    }
+
     async fn stop(&mut self) -> connect_api::Result<()> {
         if let Some(w) = self.watcher.take() {
             w.abort();
@@ -446,6 +487,49 @@ impl SourceConnector for JavaSourceConnector {
             .await
             .map(|_| ())
             .map_err(|e| connect_error("Java connector stop", e))
+    }
+}
+
+impl JavaSourceConnector {
+    /// Asks a fresh instance of the connector's class (never started; Kafka Connect asks its
+    /// `exactlyOnceSupport` and `alterOffsets` so) with `props` and, when given, one more
+    /// field; the answer's JSON object. Waits for the JVM (see [`super::smt`]).
+    pub(super) fn ask_fresh(
+        &self,
+        kind: MessageType,
+        props: &ConfigMap,
+        extra: Option<(&str, serde_json::Value)>,
+    ) -> connect_api::Result<serde_json::Map<String, serde_json::Value>> {
+        let java = &self.java;
+        let mut body = json!({
+            "class": java.class,
+            "version": java.version,
+            "location": java.location,
+            "urls": java.urls(),
+            "props": props,
+        });
+        if let (Some((key, value)), Some(map)) = (extra, body.as_object_mut()) {
+            map.insert(key.to_owned(), value);
+        }
+        let host = self.host.clone();
+        let what = format!("Java connector {}", java.class);
+        let answer = super::smt::block(async move {
+            let conn = host.control().await?;
+            conn.request(kind, json_payload(&body)).await
+        })?
+        .map_err(|e| match e {
+            HostError::Remote(j) => {
+                ConnectError::Other(j.message.clone().unwrap_or(j.trace.clone()))
+            }
+            other => connect_error(&what, other),
+        })?;
+        match serde_json::from_slice(&answer) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            _ => Err(ConnectError::Other(format!(
+                "the plugin host's {} answer is no JSON object",
+                kind.name()
+            ))),
+        }
     }
 }
 

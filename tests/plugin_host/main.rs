@@ -10,6 +10,7 @@ mod support;
 mod bad_input;
 mod codec;
 mod commit_record;
+mod connector_questions;
 mod converter;
 mod debezium;
 mod distributed;

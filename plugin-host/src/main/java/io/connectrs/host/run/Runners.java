@@ -14,6 +14,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.apache.kafka.connect.source.SourceConnectorContext;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -52,6 +53,8 @@ public final class Runners {
         Handlers.register(MessageType.TASK_START, json(Runners::startTask));
         Handlers.register(MessageType.TASK_POLL, payload -> task(payload).poll());
         Handlers.register(MessageType.TASK_COMMIT_RECORDS, json(Runners::commitRecords));
+        Handlers.register(MessageType.CONN_EOS_SUPPORT, json(Runners::exactlyOnceSupport));
+        Handlers.register(MessageType.CONN_ALTER_OFFSETS, json(Runners::alterOffsets));
         Handlers.register(MessageType.TASK_COMMIT, payload -> {
             task(payload).commit();
             return new byte[0];
@@ -299,6 +302,53 @@ public final class Runners {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("commit_record", overridesCommitRecord(t.task));
         return answer;
+    }
+
+    /** {@code CONN_EOS_SUPPORT}: a fresh connector's {@code exactlyOnceSupport(props)}, as Kafka Connect asks it. */
+    private static Object exactlyOnceSupport(Map<String, Object> req) throws Exception {
+        String connectorClass = (String) req.get("class");
+        ClassLoader loader = loader(req, connectorClass);
+        Map<String, String> props = props(req);
+        return Loaders.withContextLoader(loader, () -> {
+            Object c = newInstance(loader, connectorClass);
+            ExactlyOnceSupport support = c instanceof SourceConnector
+                ? ((SourceConnector) c).exactlyOnceSupport(props) : null;
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("support", support == null ? null : support.name());
+            return answer;
+        });
+    }
+
+    /** {@code CONN_ALTER_OFFSETS}: a fresh connector's {@code alterOffsets(props, offsets)}, as Kafka Connect asks it. */
+    @SuppressWarnings("unchecked")
+    private static Object alterOffsets(Map<String, Object> req) throws Exception {
+        String connectorClass = (String) req.get("class");
+        ClassLoader loader = loader(req, connectorClass);
+        Map<String, String> props = props(req);
+        return Loaders.withContextLoader(loader, () -> {
+            Object c = newInstance(loader, connectorClass);
+            boolean handled;
+            if (req.get("source") instanceof List) {
+                Map<Map<String, ?>, Map<String, ?>> offsets = new LinkedHashMap<>();
+                for (Object o : (List<Object>) req.get("source")) {
+                    Map<String, Object> e = (Map<String, Object>) o;
+                    offsets.put((Map<String, ?>) e.get("partition"), (Map<String, ?>) e.get("offset"));
+                }
+                handled = ((SourceConnector) c).alterOffsets(props, offsets);
+            } else {
+                Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+                for (Object o : (List<Object>) req.get("sink")) {
+                    Map<String, Object> e = (Map<String, Object>) o;
+                    Object offset = e.get("offset");
+                    offsets.put(new TopicPartition((String) e.get("topic"), ((Number) e.get("partition")).intValue()),
+                        offset == null ? null : ((Number) offset).longValue());
+                }
+                handled = ((org.apache.kafka.connect.sink.SinkConnector) c).alterOffsets(props, offsets);
+            }
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("handled", handled);
+            return answer;
+        });
     }
 
     /** Whether {@code task} overrides either {@code commitRecord} of {@code SourceTask} (their defaults do nothing). */

@@ -50,6 +50,16 @@ public final class MessageType {
      */
     public static final int TASK_COMMIT_RECORDS = 39;
     /**
+     * A fresh (not started) source connector's {@code exactlyOnceSupport(props)}:
+     * {@code {"class","version","location","urls","props"}} → {@code {"support":"SUPPORTED"|"UNSUPPORTED"|null}}.
+     */
+    public static final int CONN_EOS_SUPPORT = 48;
+    /**
+     * A fresh connector's {@code alterOffsets(props, offsets)}: as {@link #CONN_EOS_SUPPORT} with
+     * {@code "source":[{"partition","offset"}]} or {@code "sink":[{"topic","partition","offset"}]} → {@code {"handled"}}.
+     */
+    public static final int CONN_ALTER_OFFSETS = 49;
+    /**
      * Request (Java to Rust), target the task: its {@code OffsetStorageReader}; body varint count + OFFSET_MAP
      * items (the partitions), answered by varint count + OFFSET_MAP items (each offset or null).
      */
@@ -123,6 +133,8 @@ public final class MessageType {
             case TASK_COMMIT: return "TASK_COMMIT";
             case TASK_STOP: return "TASK_STOP";
             case TASK_COMMIT_RECORDS: return "TASK_COMMIT_RECORDS";
+            case CONN_EOS_SUPPORT: return "CONN_EOS_SUPPORT";
+            case CONN_ALTER_OFFSETS: return "CONN_ALTER_OFFSETS";
             case OFFSETS_READ: return "OFFSETS_READ";
             case SINK_START: return "SINK_START";
             case SINK_OPEN: return "SINK_OPEN";
