@@ -1,7 +1,8 @@
 //! `SourceTask.commitRecord(record, metadata)` of a Java source task (MirrorMaker 2's offset
 //! syncs rely on it): called once per polled record after its topic acknowledged it, with the
 //! partition and offset it was written at, and with null metadata for a record a
-//! transformation dropped — on the embedded log and on a real Kafka broker. A FileStreamSink
+//! transformation dropped — on the embedded log and on a real Kafka broker, at least once and
+//! in exactly-once transactions. A FileStreamSink
 //! reading the topic shows that each offset holds the record the task was told of.
 
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use crate::support;
 
+use support::cluster::{Cluster, ClusterSpec, Runtime, CONVERGE};
 use support::kafka::{broker, Broker};
 use support::rest::start;
 use support::*;
@@ -77,6 +79,63 @@ public class CommittingSourceTask extends SourceTask {
     plugins
 }
 
+/// What the task printed in `commitRecord`, in the order printed.
+fn committed(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| l.split("commitRecord of ").nth(1))
+        .map(|s| s.trim().to_owned())
+        .collect()
+}
+
+/// `lines` by record number.
+fn sorted(mut lines: Vec<String>) -> Vec<String> {
+    lines.sort_by_key(|l| l.split(' ').next().and_then(|n| n.parse::<u32>().ok()));
+    lines
+}
+
+/// What `commitRecord` must be told of the ten records written to partition 0 of a new
+/// `topic`: the kept ones at offsets 0.., the tombstones dropped.
+fn expected(topic: &str) -> Vec<String> {
+    let mut offset = 0;
+    (0..10)
+        .map(|i| {
+            if i % 3 == 1 {
+                format!("{i} dropped")
+            } else {
+                offset += 1;
+                format!("{i} {topic}-0@{}", offset - 1)
+            }
+        })
+        .collect()
+}
+
+/// The committing source's connector configuration (tombstones dropped by `Filter`).
+fn committing_config(topic: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "connector.class",
+            "fixture.CommittingSourceConnector".into(),
+        ),
+        ("tasks.max", "1".into()),
+        ("topic", topic.into()),
+        (
+            "value.converter",
+            "org.apache.kafka.connect.storage.StringConverter".into(),
+        ),
+        ("transforms", "dropNulls".into()),
+        (
+            "transforms.dropNulls.type",
+            "org.apache.kafka.connect.transforms.Filter".into(),
+        ),
+        ("transforms.dropNulls.predicate", "isNull".into()),
+        ("predicates", "isNull".into()),
+        (
+            "predicates.isNull.type",
+            "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone".into(),
+        ),
+    ]
+}
+
 /// Runs the committing source (tombstones dropped by `Filter`) and a FileStreamSink of its
 /// topic on a worker with `extra` settings; checks what `commitRecord` was told.
 fn commit_record_scenario(extra: &str, topic: &str) {
@@ -88,17 +147,11 @@ fn commit_record_scenario(extra: &str, topic: &str) {
         w.path("offsets").display(),
         plugins.display()
     ));
-    let source = w.write(
-        "committing.properties",
-        format!(
-            "name=committing\nconnector.class=fixture.CommittingSourceConnector\ntasks.max=1\n\
-             topic={topic}\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\n\
-             transforms=dropNulls\n\
-             transforms.dropNulls.type=org.apache.kafka.connect.transforms.Filter\n\
-             transforms.dropNulls.predicate=isNull\npredicates=isNull\n\
-             predicates.isNull.type=org.apache.kafka.connect.transforms.predicates.RecordIsTombstone\n"
-        ),
-    );
+    let lines: String = committing_config(topic)
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}\n"))
+        .collect();
+    let source = w.write("committing.properties", format!("name=committing\n{lines}"));
     let out = w.path("out.txt");
     let sink = w.write(
         "sink.properties",
@@ -109,29 +162,14 @@ fn commit_record_scenario(extra: &str, topic: &str) {
         ),
     );
     let _running = start(&w, &[&worker, &source, &sink]);
-    let committed = |log: &str| -> Vec<String> {
-        log.lines()
-            .filter_map(|l| l.split("commitRecord of ").nth(1))
-            .map(|s| s.trim().to_owned())
-            .collect()
-    };
     wait_for("commitRecord of the ten records", WAIT, || {
         committed(&w.log()).len() >= 10
     });
-    let mut got = committed(&w.log());
-    got.sort_by_key(|l| l.split(' ').next().and_then(|n| n.parse::<u32>().ok()));
-    let mut offset = 0;
-    let expected: Vec<String> = (0..10)
-        .map(|i| {
-            if i % 3 == 1 {
-                format!("{i} dropped")
-            } else {
-                offset += 1;
-                format!("{i} {topic}-0@{}", offset - 1)
-            }
-        })
-        .collect();
-    assert_eq!(got, expected, "each record once, where it was written");
+    assert_eq!(
+        sorted(committed(&w.log())),
+        expected(topic),
+        "each record once, where it was written"
+    );
     // The topic holds at each offset the record commitRecord named.
     wait_for("the sink to copy the seven records", WAIT, || {
         std::fs::read_to_string(&out).is_ok_and(|s| s.lines().count() >= 7)
@@ -155,4 +193,33 @@ fn commit_record_tells_a_java_source_task_where_each_record_went_on_kafka() {
     let topic = Broker::unique("recs");
     broker.create_topic(&topic, 1);
     commit_record_scenario(&format!("bootstrap.servers={}", broker.bootstrap()), &topic);
+}
+
+/// In exactly-once mode (a distributed worker with `exactly.once.source.support=enabled`),
+/// `commitRecord` is called once the records' transaction committed.
+#[test]
+fn commit_record_tells_a_java_source_task_where_each_record_went_in_transactions() {
+    let broker: Broker = broker();
+    let topic = Broker::unique("recs-eos");
+    broker.create_topic(&topic, 1);
+    let w = Workdir::new();
+    let plugins = fixture_plugins(&w);
+    let spec = ClusterSpec::new(broker.bootstrap(), "ph-commit-eos")
+        .with_plugins(&plugins, &[])
+        .with_extra("exactly.once.source.support=enabled");
+    let cluster = Cluster::start(spec, Runtime::ConnectRs, 1);
+    let config: serde_json::Map<String, serde_json::Value> = committing_config(&topic)
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.into()))
+        .collect();
+    crate::distributed::create(&cluster.workers[0], "committing", &config.into());
+    wait_for("commitRecord of the ten records", CONVERGE, || {
+        committed(&cluster.workers[0].log()).len() >= 10
+    });
+    assert_eq!(
+        sorted(committed(&cluster.workers[0].log())),
+        expected(&topic),
+        "each record once, where it was written"
+    );
+    cluster.stop_all();
 }

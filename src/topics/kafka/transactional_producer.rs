@@ -81,6 +81,14 @@ impl TopicProducer for TransactionalKafkaProducer {
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
         self.inner.send_batch(records)
     }
+
+    fn send_batch_positioned(
+        &self,
+        records: Vec<ProducerRecord>,
+        offsets: Option<crate::topics::SourceOffsets>,
+    ) -> BoxFuture<'_, Result<crate::topics::PositionedDelivery, TopicError>> {
+        self.inner.send_batch_positioned(records, offsets)
+    }
 }
 
 impl TransactionalProducer for TransactionalKafkaProducer {

@@ -225,7 +225,7 @@ impl AtLeastOnce {
 
 /// The fates of a batch's polled records: where each produced one was written (`positions`
 /// and `topics` in the order of the produced records), `None` for the dropped ones.
-fn fates(
+pub(super) fn fates(
     polled: &PolledRecords,
     topics: &[String],
     positions: &[crate::topics::RecordPosition],

@@ -19,9 +19,12 @@ use std::time::Duration;
 
 use tracing::{debug, info, warn};
 
-use super::{CommitStrategy, Dispatch, LoopContext};
+use connect_api::RecordCommit;
+
+use super::at_least_once::fates;
+use super::{CommitStrategy, Dispatch, LoopContext, PolledRecords};
 use crate::storage::{OffsetEntry, TransactionalOffsets};
-use crate::topics::{Delivery, TopicError, TransactionalProducer};
+use crate::topics::{Delivery, PositionedDelivery, TopicError, TransactionalProducer};
 use crate::worker::activity::Uncommitted;
 use crate::worker::error::TaskError;
 use crate::worker::exactly_once::TransactionBoundary;
@@ -41,9 +44,11 @@ pub struct Transactional {
     fencing: Option<(Arc<dyn TaskFencing>, u32)>,
     /// The open transaction.
     txn: Transaction,
-    /// Whether the log said `commitRecord` is not called in this mode.
-    warned_record_commits: bool,
 }
+
+/// Records sent for a task that wants each record's fate (`SourceTask::commit_records`): the
+/// delivery that says where they went, the polled records and the produced ones' topics.
+type Positioned = (PositionedDelivery, PolledRecords, Vec<String>);
 
 /// The open transaction.
 #[derive(Default)]
@@ -54,6 +59,10 @@ struct Transaction {
     offsets: Vec<RecordOffset>,
     /// Deliveries of its records (resolved once it commits).
     deliveries: Vec<Delivery>,
+    /// Deliveries of the records of a task that wants their fates.
+    positioned: Vec<Positioned>,
+    /// Fates known already (records dropped or skipped), told once it commits.
+    fates: Vec<RecordCommit>,
     /// Records sent in it.
     records: u64,
     /// Bytes of those records.
@@ -98,7 +107,6 @@ impl Transactional {
             boundary,
             fencing,
             txn: Transaction::default(),
-            warned_record_commits: false,
         }
     }
 
@@ -124,6 +132,10 @@ impl Transactional {
         self.txn.open = false;
         for delivery in std::mem::take(&mut self.txn.deliveries) {
             delivery.await?;
+        }
+        for (delivery, polled, topics) in std::mem::take(&mut self.txn.positioned) {
+            let positions = delivery.await?;
+            self.txn.fates.extend(fates(&polled, &topics, &positions));
         }
         Ok(())
     }
@@ -202,25 +214,35 @@ impl CommitStrategy for Transactional {
     }
 
     async fn dispatch(&mut self, cx: LoopContext<'_>, batch: Dispatch) -> Result<(), TaskError> {
-        if batch.record_commits.is_some() && !self.warned_record_commits {
-            self.warned_record_commits = true;
-            warn!(
-                "The task wants each record's acknowledgement (SourceTask.commitRecord), which \
-                 connect-rs does not give in exactly-once mode yet; it is not called."
-            );
-        }
         // A record dropped by a transform, or skipped after an error, still advances its
         // source offset.
         for offset in batch.offsets {
             self.txn.add_offset(offset);
         }
-        if !batch.records.is_empty() {
+        if batch.records.is_empty() {
+            if let Some(polled) = &batch.record_commits {
+                self.txn
+                    .fates
+                    .extend((polled.first..).take(polled.kept.len()).map(|n| (n, None)));
+            }
+        } else {
             self.begin()?;
             self.txn.records += batch.count;
             self.txn.bytes += batch.bytes;
-            self.txn
-                .deliveries
-                .push(self.producer.send_batch(batch.records).await?);
+            match batch.record_commits {
+                Some(polled) => {
+                    let topics = batch.records.iter().map(|r| r.topic.clone()).collect();
+                    let delivery = self
+                        .producer
+                        .send_batch_positioned(batch.records, None)
+                        .await?;
+                    self.txn.positioned.push((delivery, polled, topics));
+                }
+                None => self
+                    .txn
+                    .deliveries
+                    .push(self.producer.send_batch(batch.records).await?),
+            }
             cx.activity
                 .set_uncommitted(Uncommitted::Source(self.txn.records));
         }
@@ -258,7 +280,13 @@ impl CommitStrategy for Transactional {
                 cx.activity
                     .throughput
                     .add("produced", self.txn.records, self.txn.bytes);
+                let committed = std::mem::take(&mut self.txn.fates);
                 self.txn = Transaction::default();
+                if !committed.is_empty() {
+                    if let Err(e) = cx.task.commit_records(committed).await {
+                        warn!(error = %e, "Source task commitRecord failed.");
+                    }
+                }
                 cx.activity.set_uncommitted(Uncommitted::Source(0));
                 cx.notify_committed().await;
                 Ok(())
