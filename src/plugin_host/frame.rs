@@ -52,6 +52,9 @@ impl MessageType {
     /// "urls","props","source":[{"partition","offset"}]}` (maps or nulls) or `...,"sink":
     /// [{"topic","partition","offset"}]}` (offset a number or null) → `{"handled": bool}`.
     pub const CONN_ALTER_OFFSETS: Self = Self(49);
+    /// The plugins' KIP-877 metrics: `{}` → `[{"name","tags","value"}]`, each numeric metric
+    /// of group `plugins`.
+    pub const PLUGIN_METRICS: Self = Self(50);
     /// Start a source task: `{"task","conn","class","version","location","urls","props"}`.
     pub const TASK_START: Self = Self(30);
     /// A source task's `poll()`: `{"task"}` → varint count, then that many `SOURCE_RECORD`
@@ -152,6 +155,7 @@ impl MessageType {
             Self::TASK_COMMIT_RECORDS => "TASK_COMMIT_RECORDS".into(),
             Self::CONN_EOS_SUPPORT => "CONN_EOS_SUPPORT".into(),
             Self::CONN_ALTER_OFFSETS => "CONN_ALTER_OFFSETS".into(),
+            Self::PLUGIN_METRICS => "PLUGIN_METRICS".into(),
             Self::SMT_START => "SMT_START".into(),
             Self::SMT_APPLY => "SMT_APPLY".into(),
             Self::SMT_TEST => "SMT_TEST".into(),

@@ -28,6 +28,7 @@ pub mod frame;
 pub mod intern;
 pub mod java;
 pub mod locations;
+pub mod metrics;
 pub mod process;
 pub mod scan;
 pub mod scan_cache;

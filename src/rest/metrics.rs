@@ -32,13 +32,22 @@ async fn metrics(State(state): State<AppState>) -> Response {
             "The herder did not refresh the metrics in time: serving the last values."
         ),
     }
+    let plugins = match state.plugins.plugin_host() {
+        Some(host) => crate::plugin_host::metrics::prometheus_text(host).await,
+        None => String::new(),
+    };
     match state.metrics.encode() {
-        Ok(body) => (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
-            body,
-        )
-            .into_response(),
+        Ok(mut body) => {
+            // The plugins' metrics after the worker's families (text format 0.0.4 has no
+            // end marker).
+            body.push_str(&plugins);
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+                body,
+            )
+                .into_response()
+        }
         Err(e) => {
             error!(error = %e, "Could not encode the metrics.");
             super::RestError::new(

@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.metrics.Measurable;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -43,8 +44,15 @@ import org.apache.kafka.connect.source.SourceTask;
 public class CommittingSourceTask extends SourceTask {
     private String topic;
     private boolean done;
+    private volatile int committed;
     @Override public String version() { return "1.0"; }
-    @Override public void start(Map<String, String> props) { topic = props.get("topic"); }
+    @Override public void start(Map<String, String> props) {
+        topic = props.get("topic");
+        // A KIP-877 plugin metric: the records commitRecord was called for.
+        context.pluginMetrics().addMetric(
+            context.pluginMetrics().metricName("committed-records", "commitRecord calls", new java.util.LinkedHashMap<>()),
+            (Measurable) (config, now) -> committed);
+    }
     @Override public List<SourceRecord> poll() throws InterruptedException {
         if (done) {
             Thread.sleep(50);
@@ -60,6 +68,7 @@ public class CommittingSourceTask extends SourceTask {
         return out;
     }
     @Override public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        committed++;
         Object n = record.sourceOffset().get("n");
         System.out.println("commitRecord of " + n + " " + (metadata == null ? "dropped"
             : metadata.topic() + "-" + metadata.partition() + "@" + metadata.offset()));
@@ -161,7 +170,7 @@ fn commit_record_scenario(extra: &str, topic: &str) {
             out.display()
         ),
     );
-    let _running = start(&w, &[&worker, &source, &sink]);
+    let running = start(&w, &[&worker, &source, &sink]);
     wait_for("commitRecord of the ten records", WAIT, || {
         committed(&w.log()).len() >= 10
     });
@@ -169,6 +178,14 @@ fn commit_record_scenario(extra: &str, topic: &str) {
         sorted(committed(&w.log())),
         expected(topic),
         "each record once, where it was written"
+    );
+    // The task's plugin metric (KIP-877) is served by GET /metrics.
+    let metrics = running.client.get("/metrics").body;
+    assert!(
+        metrics.contains(
+            "kafka_connect_plugins_committed_records{connector=\"committing\",task=\"0\"} 10"
+        ),
+        "{metrics}"
     );
     // The topic holds at each offset the record commitRecord named.
     wait_for("the sink to copy the seven records", WAIT, || {

@@ -44,6 +44,7 @@ public final class Handlers {
         io.connectrs.host.run.SinkRunners.register();
         io.connectrs.host.run.SmtRunners.register();
         io.connectrs.host.run.ConverterRunners.register();
+        io.connectrs.host.run.HostPluginMetrics.register();
     }
 
     /** A service taking and answering one JSON document. */

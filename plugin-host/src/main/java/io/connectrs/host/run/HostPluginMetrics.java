@@ -13,10 +13,10 @@ import java.util.Map;
  * The {@code pluginMetrics()} of a connector's or task's context (KIP-877): made on the first call,
  * with Kafka Connect's tags ({@code connector}, and {@code task} for a task), in one metrics registry
  * of the plugin host, and closed (its metrics removed) when the instance stops. A plugin can register
- * and update its metrics as under Kafka Connect; connect-rs does not export them yet, which the first
- * call logs as a warning.
+ * and update its metrics as under Kafka Connect; {@code PLUGIN_METRICS} gives connect-rs their current
+ * values, which its {@code GET /metrics} serves.
  */
-final class HostPluginMetrics {
+public final class HostPluginMetrics {
     private static final Metrics METRICS = new Metrics();
     private static final Logger LOG = LoggerFactory.getLogger(HostPluginMetrics.class);
 
@@ -27,6 +27,39 @@ final class HostPluginMetrics {
     private HostPluginMetrics(String who, Map<String, String> tags) {
         this.who = who;
         this.tags = tags;
+    }
+
+    /** Registers the {@code PLUGIN_METRICS} handler. */
+    public static void register() {
+        io.connectrs.host.Handlers.register(io.connectrs.host.wire.MessageType.PLUGIN_METRICS,
+            payload -> io.connectrs.host.json.Json.write(snapshot())
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Each numeric metric of group {@code plugins}: its name, tags and current value. */
+    static java.util.List<Object> snapshot() {
+        java.util.List<Object> out = new java.util.ArrayList<>();
+        for (Map.Entry<org.apache.kafka.common.MetricName, org.apache.kafka.common.metrics.KafkaMetric> e
+                : METRICS.metrics().entrySet()) {
+            if (!"plugins".equals(e.getKey().group())) {
+                continue;
+            }
+            Object value;
+            try {
+                value = e.getValue().metricValue();
+            } catch (RuntimeException ex) {
+                continue;
+            }
+            if (!(value instanceof Number) || !Double.isFinite(((Number) value).doubleValue())) {
+                continue;
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", e.getKey().name());
+            m.put("tags", new LinkedHashMap<>(e.getKey().tags()));
+            m.put("value", ((Number) value).doubleValue());
+            out.add(m);
+        }
+        return out;
     }
 
     /** The metrics of connector {@code name}. */
@@ -48,7 +81,6 @@ final class HostPluginMetrics {
     /** The plugin's {@code PluginMetrics}, made on the first call. */
     synchronized PluginMetrics get() {
         if (impl == null) {
-            LOG.warn("{} registers plugin metrics (pluginMetrics()); connect-rs does not export them yet", who);
             impl = new PluginMetricsImpl(METRICS, tags);
         }
         return impl;

@@ -60,6 +60,11 @@ public final class MessageType {
      */
     public static final int CONN_ALTER_OFFSETS = 49;
     /**
+     * The plugins' metrics (KIP-877 {@code pluginMetrics()}): {@code {}} →
+     * {@code [{"name","tags":{..},"value"}]}, each numeric metric of group {@code plugins}.
+     */
+    public static final int PLUGIN_METRICS = 50;
+    /**
      * Request (Java to Rust), target the task: its {@code OffsetStorageReader}; body varint count + OFFSET_MAP
      * items (the partitions), answered by varint count + OFFSET_MAP items (each offset or null).
      */
@@ -135,6 +140,7 @@ public final class MessageType {
             case TASK_COMMIT_RECORDS: return "TASK_COMMIT_RECORDS";
             case CONN_EOS_SUPPORT: return "CONN_EOS_SUPPORT";
             case CONN_ALTER_OFFSETS: return "CONN_ALTER_OFFSETS";
+            case PLUGIN_METRICS: return "PLUGIN_METRICS";
             case OFFSETS_READ: return "OFFSETS_READ";
             case SINK_START: return "SINK_START";
             case SINK_OPEN: return "SINK_OPEN";
