@@ -841,6 +841,26 @@ impl PluginRegistry {
         }
     }
 
+    /// The Java converter (`header`: header converter) that `name` and `*.plugin.version` =
+    /// `version` choose, when the choice is a Java plugin and a plugin host runs it here.
+    pub fn java_converter_desc(
+        &self,
+        name: &str,
+        version: Option<&str>,
+        header: bool,
+    ) -> Option<JavaPluginDesc> {
+        let group = if header {
+            Group::HeaderConverter
+        } else {
+            Group::Converter
+        };
+        self.host.as_ref()?;
+        match &self.choose(group, name, version).ok()?.origin {
+            Origin::Java(j) => Some(j.clone()),
+            Origin::Builtin { .. } => None,
+        }
+    }
+
     /// Whether the converter called `name` is a Java plugin (run by the plugin host: its
     /// `configure` needs the worker's runtime).
     pub fn converter_is_java(&self, name: &str, version: Option<&str>) -> bool {

@@ -297,6 +297,19 @@ fn java_connector_config_and_validation_match_kafka_connect() {
             .any(|c| c["value"]["name"] == "transforms.unwrap.add.fields")),
         "{ours}"
     );
+    // A Java converter the connector sets (Kafka's JsonConverter, chosen by its version): its
+    // own keys, values and errors after the connector's, as Kafka Connect lists them.
+    let mut with_converter = good.clone();
+    with_converter["value.converter"] = json!("org.apache.kafka.connect.json.JsonConverter");
+    with_converter["value.converter.plugin.version"] = json!(plugin_jars().kafka_version);
+    with_converter["value.converter.schemas.enable"] = json!("maybe");
+    let ours = compare_validate(&kc, &rs, path, &with_converter);
+    assert!(
+        errors(&ours)
+            .iter()
+            .any(|(k, _)| k == "value.converter.schemas.enable"),
+        "the Java converter's own error: {ours}"
+    );
 
     // Debezium's own validation: its ConfigDef's errors, a null on one of its keys, and its
     // connection check against a host that does not exist (both fail the same way).

@@ -13,6 +13,7 @@
 //! framework's as Kafka's `validateConnectorPluginSpecifiedConfigs` joins them.
 
 pub mod before_write;
+mod converters;
 pub mod entities;
 mod java_map;
 mod merge;
@@ -450,7 +451,9 @@ pub async fn validate_config(
         configs,
     };
     let Target::Java { desc, ask: true } = &target else {
-        return Ok(framework);
+        let mut result = framework;
+        converters::append_java_converters(plugins, given_value, props, &mut result).await?;
+        return Ok(result);
     };
     // The plugin sees the configuration resolved, nulls as nulls (Kafka's transformed props).
     let resolved: Vec<(String, Option<String>)> = props
@@ -464,7 +467,9 @@ pub async fn validate_config(
         .collect();
     let part = remote::validate(plugins, desc, &resolved).await?;
     let given_raw = |name: &str| given.get(name).copied().flatten();
-    Ok(merge::join(framework, part, given_raw, &redactor))
+    let mut result = merge::join(framework, part, given_raw, &redactor);
+    converters::append_java_converters(plugins, given_value, props, &mut result).await?;
+    Ok(result)
 }
 
 /// The connector implementation validated.

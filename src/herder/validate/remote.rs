@@ -50,6 +50,21 @@ pub(super) async fn validate(
     desc: &JavaPluginDesc,
     props: &[(String, Option<String>)],
 ) -> Result<ValidateResult, ValidateError> {
+    validate_ordered(plugins, desc, props, false).await
+}
+
+/// As [`validate`]; with `in_value_order`, the configs come in the order the plugin's
+/// `validate` gave the values (Kafka Connect's order for a converter's keys), with the groups
+/// of their keys in that order.
+///
+/// # Errors
+/// As [`config_keys`].
+pub(super) async fn validate_ordered(
+    plugins: &PluginRegistry,
+    desc: &JavaPluginDesc,
+    props: &[(String, Option<String>)],
+    in_value_order: bool,
+) -> Result<ValidateResult, ValidateError> {
     let props: Map<String, Value> = props
         .iter()
         .map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String)))
@@ -59,6 +74,7 @@ pub(super) async fn validate(
         "type": desc.kind.type_name(),
         "version": desc.version,
         "props": props,
+        "in_value_order": in_value_order,
     });
     let answer = call(plugins, desc, MessageType::VALIDATE, &request).await?;
     serde_json::from_slice(&answer).map_err(|e| answer_error(desc, &e))

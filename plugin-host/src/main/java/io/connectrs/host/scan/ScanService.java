@@ -196,6 +196,9 @@ public final class ScanService {
             } else {
                 values = def.validate(props);
             }
+            if (Boolean.TRUE.equals(req.get("in_value_order"))) {
+                return Json.write(valueOrderResult(def.configKeys(), values));
+            }
             return Json.write(generateResult(def.configKeys(), values, def.groups()));
         });
     }
@@ -313,6 +316,33 @@ public final class ScanService {
     }
 
     /** Kafka's {@code AbstractHerder.generateResult} (without the name): values without a key first. */
+    /**
+     * As Kafka Connect's {@code AbstractHerder.prefixedConfigInfos} (a converter's keys, without the prefix):
+     * the values in the order {@code validate} gave them, each with its key's definition; the groups of those
+     * keys in that order.
+     */
+    static Map<String, Object> valueOrderResult(Map<String, ConfigDef.ConfigKey> keys, List<ConfigValue> values) {
+        int errorCount = 0;
+        java.util.Set<String> groups = new java.util.LinkedHashSet<>();
+        List<Object> configs = new ArrayList<>();
+        for (ConfigValue v : values) {
+            ConfigDef.ConfigKey key = keys.get(v.name());
+            if (key != null && key.group != null) {
+                groups.add(key.group);
+            }
+            Map<String, Object> info = new LinkedHashMap<>();
+            info.put("definition", key == null ? null : convertConfigKey(key));
+            info.put("value", convertConfigValue(v, key == null ? null : key.type));
+            errorCount += v.errorMessages().size();
+            configs.add(info);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("error_count", errorCount);
+        out.put("groups", new ArrayList<>(groups));
+        out.put("configs", configs);
+        return out;
+    }
+
     public static Map<String, Object> generateResult(Map<String, ConfigDef.ConfigKey> keys, List<ConfigValue> values,
                                                      List<String> groups) {
         int errorCount = 0;
