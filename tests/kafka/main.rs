@@ -12,3 +12,4 @@ mod kafka_file;
 mod kafka_harness;
 mod kafka_security;
 mod kafka_topic_log;
+mod shared_producer;

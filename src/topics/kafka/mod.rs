@@ -14,6 +14,7 @@ pub mod internal;
 pub mod producer;
 pub mod refusal;
 pub mod security;
+pub mod shared_clients;
 pub mod tls_probe;
 pub mod transactional_producer;
 
@@ -40,6 +41,8 @@ pub struct KafkaBackend {
     /// `bootstrap.servers` and the worker's top-level client settings: the clients of the
     /// internal topics (as Kafka Connect's, which take the worker's top-level settings).
     internal_props: ConfigMap,
+    /// The clients the worker's tasks share.
+    shared: Arc<shared_clients::SharedClients>,
 }
 
 impl KafkaBackend {
@@ -83,6 +86,7 @@ impl KafkaBackend {
             consumer_props,
             admin_props,
             internal_props,
+            shared: Arc::default(),
         })
     }
 
@@ -111,11 +115,12 @@ impl KafkaBackend {
 
 impl TopicBackend for KafkaBackend {
     fn producer(&self, spec: &ClientSpec) -> Result<Arc<dyn TopicProducer>, TopicError> {
-        Ok(Arc::new(KafkaProducer::new(
+        Ok(Arc::new(KafkaProducer::sharing(
             &self.bootstrap_servers,
             &self.producer_props,
             &self.admin_props,
             spec,
+            &self.shared,
         )?))
     }
 

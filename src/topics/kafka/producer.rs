@@ -15,8 +15,11 @@ use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord, Producer};
 
 use tracing::{debug, info, warn};
 
+use rdkafka::config::ClientConfig;
+
 use super::client_config;
 use super::refusal::{RefusalWatch, WatchedContext, CHECK_INTERVAL};
+use super::shared_clients::{SharedClients, SHARED_ADMIN_CLIENT_ID, SHARED_PRODUCER_CLIENT_ID};
 use crate::topics::topic_creation::TopicCreation;
 use crate::topics::{
     ClientSpec, Delivery, PositionedDelivery, ProducerRecord, RecordPosition, SourceOffsets,
@@ -26,16 +29,42 @@ use crate::topics::{
 /// Pause before retrying a record when librdkafka's local queue is full.
 const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(2);
 
-/// A Kafka producer with Kafka Connect's delivery guarantees.
+/// A Kafka producer with Kafka Connect's delivery guarantees: a task's handle on a librdkafka
+/// producer of its own or one it shares with other tasks ([`SharedClients`]).
 pub struct KafkaProducer {
+    client: Arc<ProducerClient>,
+    /// KIP-158: creates topics before the first record goes to them.
+    creator: Option<TopicCreator>,
+}
+
+/// One librdkafka producer.
+pub struct ProducerClient {
     producer: FutureProducer<WatchedContext>,
     /// Authentication and TLS refusals seen by the producer's connections.
     watch: RefusalWatch,
-    /// KIP-158: creates topics before the first record goes to them.
-    creator: Option<TopicCreator>,
     /// Whether the producer still has to be nudged into asking for its producer id (idempotent
     /// producers only; see [`nudge_producer_id`]).
     nudge_pending: AtomicBool,
+}
+
+impl ProducerClient {
+    /// A producer with `config`; `transactional` ones get their id from `init_transactions`.
+    fn create(config: ClientConfig, transactional: bool) -> Result<Self, TopicError> {
+        let context = WatchedContext {
+            watch: RefusalWatch::for_config(&config),
+        };
+        let watch = context.watch.clone();
+        let idempotent = !transactional
+            && config
+                .get("enable.idempotence")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let producer = client_config::create(config, context, "producer")?;
+        Ok(Self {
+            producer,
+            watch,
+            nudge_pending: AtomicBool::new(idempotent),
+        })
+    }
 }
 
 /// Metadata requests [`nudge_producer_id`] sends at most.
@@ -76,7 +105,7 @@ fn nudge_producer_id(producer: &FutureProducer<WatchedContext>, topic: &str) {
 
 /// Creates the topics a source task writes to, with its connector's `topic.creation.*` rules.
 struct TopicCreator {
-    admin: AdminClient<DefaultClientContext>,
+    admin: Arc<AdminClient<DefaultClientContext>>,
     rules: Arc<TopicCreation>,
     known: Mutex<HashSet<String>>,
 }
@@ -155,7 +184,31 @@ impl KafkaProducer {
         admin_props: &connect_api::ConfigMap,
         spec: &ClientSpec,
     ) -> Result<Self, TopicError> {
-        Self::build(bootstrap, worker_props, admin_props, spec, None)
+        Self::build(bootstrap, worker_props, admin_props, spec, None, None)
+    }
+
+    /// As [`KafkaProducer::new`], on the clients of `shared` when `spec` has no overrides of
+    /// its own (`producer.override.*`, `admin.override.*`): the producer with the worker's
+    /// settings and `client.id` [`SHARED_PRODUCER_CLIENT_ID`], and the admin client that
+    /// creates topics.
+    ///
+    /// # Errors
+    /// When librdkafka rejects the configuration.
+    pub fn sharing(
+        bootstrap: &str,
+        worker_props: &connect_api::ConfigMap,
+        admin_props: &connect_api::ConfigMap,
+        spec: &ClientSpec,
+        shared: &SharedClients,
+    ) -> Result<Self, TopicError> {
+        Self::build(
+            bootstrap,
+            worker_props,
+            admin_props,
+            spec,
+            None,
+            Some(shared),
+        )
     }
 
     /// As [`KafkaProducer::new`], with `transactional.id` = `transactional_id` over every
@@ -177,12 +230,18 @@ impl KafkaProducer {
             admin_props,
             spec,
             Some(transactional_id),
+            None,
         )
     }
 
     /// The librdkafka producer.
     pub(crate) fn client(&self) -> &FutureProducer<WatchedContext> {
-        &self.producer
+        &self.client.producer
+    }
+
+    /// Whether `self` and `other` send through the same librdkafka producer.
+    pub fn shares_client_with(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.client, &other.client)
     }
 
     fn build(
@@ -191,74 +250,57 @@ impl KafkaProducer {
         admin_props: &connect_api::ConfigMap,
         spec: &ClientSpec,
         transactional_id: Option<&str>,
+        shared: Option<&SharedClients>,
     ) -> Result<Self, TopicError> {
-        let mut forced = connect_api::ConfigMap::new();
-        for (k, v) in [
-            ("bootstrap.servers", bootstrap.to_owned()),
-            (
-                "client.id",
-                format!("connector-producer-{}-{}", spec.connector, spec.task),
-            ),
-            ("acks", "all".to_owned()),
-            // Kafka Connect: delivery.timeout.ms = Integer.MAX_VALUE; librdkafka: 0 = infinite.
-            ("message.timeout.ms", "0".to_owned()),
-            ("enable.idempotence", "true".to_owned()),
-            ("max.in.flight.requests.per.connection", "5".to_owned()),
-            // Java's partitioner for keyed records, so keys land where Kafka Connect puts them.
-            ("partitioner", "murmur2_random".to_owned()),
-            // Bound the local queue: back-pressure instead of memory.
-            ("queue.buffering.max.kbytes", "32768".to_owned()),
-        ] {
-            forced.insert(k.to_owned(), v);
-        }
-        let mut layers = vec![&forced, worker_props, &spec.overrides];
-        let mut translated = connect_api::ConfigMap::new();
-        // Java's delivery.timeout.ms maps to librdkafka's message.timeout.ms.
-        for layer in [worker_props, &spec.overrides] {
-            if let Some(v) = layer.get("delivery.timeout.ms") {
-                translated.insert("message.timeout.ms".to_owned(), v.clone());
-            }
-        }
-        layers.push(&translated);
-        let mut transactional = connect_api::ConfigMap::new();
-        if let Some(id) = transactional_id {
-            // The worker owns these settings of an exactly-once task's producer (as Kafka
-            // Connect, which warns and overrides them too).
-            for layer in [worker_props, &spec.overrides] {
-                for (key, forced) in [("transactional.id", id), ("enable.idempotence", "true")] {
-                    if layer
-                        .get(key)
-                        .is_some_and(|v| !v.eq_ignore_ascii_case(forced))
-                    {
-                        warn!(
-                            connector = %spec.connector,
-                            task = spec.task,
-                            key,
-                            value = forced,
-                            "The producer setting is overridden for an exactly-once source task."
-                        );
-                    }
-                }
-            }
-            transactional.insert("transactional.id".to_owned(), id.to_owned());
-            // A transactional producer is idempotent; librdkafka requires it.
-            transactional.insert("enable.idempotence".to_owned(), "true".to_owned());
-        }
-        layers.push(&transactional);
-        let config = client_config::layered(&layers)?;
+        let shared_producer = shared.filter(|_| spec.overrides.is_empty());
+        let shared_admin = shared.filter(|_| spec.admin_overrides.is_empty());
+        let client = match shared_producer {
+            Some(shared) => shared.producer.get_or_make(|| {
+                let config = producer_config(
+                    bootstrap,
+                    SHARED_PRODUCER_CLIENT_ID.to_owned(),
+                    worker_props,
+                    spec,
+                    None,
+                )?;
+                info!(
+                    client_id = config.get("client.id").unwrap_or_default(),
+                    "Created the producer the worker's source tasks share."
+                );
+                ProducerClient::create(config, false)
+            })?,
+            None => Arc::new(ProducerClient::create(
+                producer_config(
+                    bootstrap,
+                    format!("connector-producer-{}-{}", spec.connector, spec.task),
+                    worker_props,
+                    spec,
+                    transactional_id,
+                )?,
+                transactional_id.is_some(),
+            )?),
+        };
         let creator = match &spec.topic_creation {
             Some(rules) => {
-                let mut admin_props = admin_props.clone();
-                admin_props.extend(spec.admin_overrides.clone());
-                admin_props.insert(
-                    "client.id".to_owned(),
-                    format!("connector-adminclient-{}-{}", spec.connector, spec.task),
-                );
-                let admin = client_config::create(
-                    client_config::layered(&[&admin_props])?,
-                    DefaultClientContext,
-                    "admin client",
-                )?;
+                let make = |client_id: String| {
+                    let mut admin_props = admin_props.clone();
+                    admin_props.extend(spec.admin_overrides.clone());
+                    admin_props.insert("client.id".to_owned(), client_id);
+                    client_config::create(
+                        client_config::layered(&[&admin_props])?,
+                        DefaultClientContext,
+                        "admin client",
+                    )
+                };
+                let admin = match shared_admin {
+                    Some(shared) => shared
+                        .admin
+                        .get_or_make(|| make(SHARED_ADMIN_CLIENT_ID.to_owned()))?,
+                    None => Arc::new(make(format!(
+                        "connector-adminclient-{}-{}",
+                        spec.connector, spec.task
+                    ))?),
+                };
                 Some(TopicCreator {
                     admin,
                     rules: rules.clone(),
@@ -267,23 +309,71 @@ impl KafkaProducer {
             }
             None => None,
         };
-        let context = WatchedContext {
-            watch: RefusalWatch::for_config(&config),
-        };
-        let watch = context.watch.clone();
-        // A transactional producer gets its id from init_transactions: no nudge.
-        let idempotent = transactional_id.is_none()
-            && config
-                .get("enable.idempotence")
-                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-        let producer = client_config::create(config, context, "producer")?;
-        Ok(Self {
-            producer,
-            watch,
-            creator,
-            nudge_pending: AtomicBool::new(idempotent),
-        })
+        Ok(Self { client, creator })
     }
+}
+
+/// The settings of a producer: forced defaults (`client_id` among them), then the worker's
+/// `producer.*` (`worker_props`), then `spec`'s `producer.override.*`, with `transactional.id`
+/// over every layer for an exactly-once task.
+fn producer_config(
+    bootstrap: &str,
+    client_id: String,
+    worker_props: &connect_api::ConfigMap,
+    spec: &ClientSpec,
+    transactional_id: Option<&str>,
+) -> Result<ClientConfig, TopicError> {
+    let mut forced = connect_api::ConfigMap::new();
+    for (k, v) in [
+        ("bootstrap.servers", bootstrap.to_owned()),
+        ("client.id", client_id),
+        ("acks", "all".to_owned()),
+        // Kafka Connect: delivery.timeout.ms = Integer.MAX_VALUE; librdkafka: 0 = infinite.
+        ("message.timeout.ms", "0".to_owned()),
+        ("enable.idempotence", "true".to_owned()),
+        ("max.in.flight.requests.per.connection", "5".to_owned()),
+        // Java's partitioner for keyed records, so keys land where Kafka Connect puts them.
+        ("partitioner", "murmur2_random".to_owned()),
+        // Bound the local queue: back-pressure instead of memory.
+        ("queue.buffering.max.kbytes", "32768".to_owned()),
+    ] {
+        forced.insert(k.to_owned(), v);
+    }
+    let mut layers = vec![&forced, worker_props, &spec.overrides];
+    let mut translated = connect_api::ConfigMap::new();
+    // Java's delivery.timeout.ms maps to librdkafka's message.timeout.ms.
+    for layer in [worker_props, &spec.overrides] {
+        if let Some(v) = layer.get("delivery.timeout.ms") {
+            translated.insert("message.timeout.ms".to_owned(), v.clone());
+        }
+    }
+    layers.push(&translated);
+    let mut transactional = connect_api::ConfigMap::new();
+    if let Some(id) = transactional_id {
+        // The worker owns these settings of an exactly-once task's producer (as Kafka
+        // Connect, which warns and overrides them too).
+        for layer in [worker_props, &spec.overrides] {
+            for (key, forced) in [("transactional.id", id), ("enable.idempotence", "true")] {
+                if layer
+                    .get(key)
+                    .is_some_and(|v| !v.eq_ignore_ascii_case(forced))
+                {
+                    warn!(
+                        connector = %spec.connector,
+                        task = spec.task,
+                        key,
+                        value = forced,
+                        "The producer setting is overridden for an exactly-once source task."
+                    );
+                }
+            }
+        }
+        transactional.insert("transactional.id".to_owned(), id.to_owned());
+        // A transactional producer is idempotent; librdkafka requires it.
+        transactional.insert("enable.idempotence".to_owned(), "true".to_owned());
+    }
+    layers.push(&transactional);
+    client_config::layered(&layers)
 }
 
 fn to_rdkafka_error(e: &KafkaError) -> TopicError {
@@ -294,7 +384,7 @@ impl KafkaProducer {
     /// Queues `records` with librdkafka (waiting while its queue is full): one delivery
     /// future per record.
     async fn enqueue(&self, records: &[ProducerRecord]) -> Result<Vec<DeliveryFuture>, TopicError> {
-        if let Some(reason) = self.watch.refusal() {
+        if let Some(reason) = self.client.watch.refusal() {
             return Err(TopicError::Other(reason));
         }
         if let Some(creator) = &self.creator {
@@ -303,8 +393,8 @@ impl KafkaProducer {
                 .await?;
         }
         if let Some(first) = records.first() {
-            if self.nudge_pending.swap(false, Ordering::AcqRel) {
-                let producer = self.producer.clone();
+            if self.client.nudge_pending.swap(false, Ordering::AcqRel) {
+                let producer = self.client.producer.clone();
                 let topic = first.topic.clone();
                 // Blocking librdkafka calls: on their own short-lived thread.
                 let spawned = std::thread::Builder::new()
@@ -341,13 +431,13 @@ impl KafkaProducer {
                     }
                     fr = fr.headers(headers);
                 }
-                match self.producer.send_result(fr) {
+                match self.client.producer.send_result(fr) {
                     Ok(d) => {
                         deliveries.push(d);
                         break;
                     }
                     Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
-                        if let Some(reason) = self.watch.refusal() {
+                        if let Some(reason) = self.client.watch.refusal() {
                             return Err(TopicError::Other(reason));
                         }
                         tokio::time::sleep(QUEUE_FULL_BACKOFF).await;
@@ -410,7 +500,7 @@ impl TopicProducer for KafkaProducer {
     ) -> BoxFuture<'_, Result<Delivery, TopicError>> {
         async move {
             let deliveries = self.enqueue(&records).await?;
-            let done = delivered(deliveries, self.watch.clone(), false);
+            let done = delivered(deliveries, self.client.watch.clone(), false);
             let delivery: Delivery = async move { done.await.map(|_| ()) }.boxed();
             Ok(delivery)
         }
@@ -429,8 +519,42 @@ impl TopicProducer for KafkaProducer {
                 ));
             }
             let deliveries = self.enqueue(&records).await?;
-            Ok(delivered(deliveries, self.watch.clone(), true))
+            Ok(delivered(deliveries, self.client.watch.clone(), true))
         }
         .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(connector: &str, overrides: &[(&str, &str)]) -> ClientSpec {
+        ClientSpec {
+            connector: connector.to_owned(),
+            overrides: overrides
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            ..ClientSpec::default()
+        }
+    }
+
+    #[test]
+    fn only_tasks_with_the_workers_settings_share_a_producer() {
+        // Creating a client connects nothing yet: no broker is needed.
+        let none = connect_api::ConfigMap::new();
+        let shared = SharedClients::default();
+        let make = |s: &ClientSpec| {
+            KafkaProducer::sharing("127.0.0.1:9", &none, &none, s, &shared).unwrap()
+        };
+        let a = make(&spec("a", &[]));
+        let b = make(&spec("b", &[]));
+        assert!(a.shares_client_with(&b));
+        let own = make(&spec("c", &[("linger.ms", "7")]));
+        assert!(!own.shares_client_with(&a));
+        let eos = KafkaProducer::transactional("127.0.0.1:9", &none, &none, &spec("d", &[]), "t-0")
+            .unwrap();
+        assert!(!eos.shares_client_with(&a));
     }
 }
