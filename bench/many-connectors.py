@@ -76,7 +76,10 @@ class Rest:
                 self.conn.request(method, path, body=data, headers=headers)
                 r = self.conn.getresponse()
                 text = r.read()
-                return r.status, (json.loads(text) if text else None)
+                try:
+                    return r.status, (json.loads(text) if text else None)
+                except ValueError:  # e.g. Jetty's HTML page while Kafka Connect starts
+                    return r.status, text.decode(errors="replace")
             except (OSError, http.client.HTTPException):
                 if self.conn:
                     self.conn.close()
@@ -154,7 +157,8 @@ def run_one(system, args, run_dir, bootstrap, libs):
 
         def up():
             try:
-                return rest.call("GET", "/")[0] == 200
+                status, body = rest.call("GET", "/")
+                return status == 200 and isinstance(body, dict)
             except OSError:
                 return False
 

@@ -12,4 +12,5 @@ mod kafka_file;
 mod kafka_harness;
 mod kafka_security;
 mod kafka_topic_log;
+mod native_consumer;
 mod shared_producer;
