@@ -333,6 +333,9 @@ pub trait TopicConsumer: Send {
     fn take_revocation(&mut self) -> Option<Revocation> {
         None
     }
+    /// Leaves the group, so its partitions move to the other members at once (the task is
+    /// done with them).
+    async fn close(&mut self) {}
 }
 
 /// A place where topics live: hands out producers and group consumers.

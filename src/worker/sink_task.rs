@@ -90,6 +90,7 @@ impl SinkTaskRunner {
         if let Err(e) = self.task.stop().await {
             warn!(error = %e, "Sink task stop failed.");
         }
+        self.consumer.close().await;
         result.and(committed)
     }
 

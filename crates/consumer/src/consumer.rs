@@ -5,6 +5,7 @@
 //! already under way while the owner handles the records of the last one.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,7 +61,8 @@ enum Place {
 /// What one round of the I/O task did.
 struct Round {
     brokers: Brokers,
-    metadata: Option<Result<Metadata, MembershipError>>,
+    /// The metadata lookup and when it began.
+    metadata: Option<(Result<Metadata, MembershipError>, std::time::Instant)>,
     resets: BTreeMap<Partition, Result<i64, String>>,
     fetched: Vec<(Partition, i64, Fetched)>,
 }
@@ -87,7 +89,19 @@ pub struct Consumer {
     buffered: VecDeque<(Partition, FetchedRecord)>,
     events: VecDeque<GroupEvent>,
     failure: Option<String>,
+    /// Whether the group gave this member an assignment (maybe empty) once.
+    joined: bool,
+    /// Whether the owner asked for a fresh look at the subscribed topics' partitions.
+    want_metadata: AtomicBool,
+    /// While a subscribed topic does not exist: how long until the next look for it.
+    missing_backoff: Duration,
 }
+
+/// Shortest interval between two metadata lookups the owner asks for.
+const METADATA_MIN_INTERVAL: Duration = Duration::from_millis(200);
+/// First and longest interval between two looks for subscribed topics that do not exist yet.
+const MISSING_FIRST: Duration = Duration::from_millis(50);
+const MISSING_MAX: Duration = Duration::from_secs(5);
 
 impl std::fmt::Debug for Consumer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -131,6 +145,9 @@ impl Consumer {
             buffered: VecDeque::new(),
             events: VecDeque::new(),
             failure: None,
+            joined: false,
+            want_metadata: AtomicBool::new(false),
+            missing_backoff: MISSING_FIRST,
         }
     }
 
@@ -141,13 +158,14 @@ impl Consumer {
     /// When no broker answers.
     pub async fn subscribe(&mut self, subscription: Subscription) -> Result<(), ConsumerError> {
         let create = self.config.allow_auto_create_topics;
+        let started = std::time::Instant::now();
         let brokers = self.brokers().await;
         let metadata = match &subscription {
             Subscription::Topics(t) => brokers.metadata(Some(t), create).await?,
             Subscription::Pattern(_) => brokers.metadata(None, false).await?,
         };
         self.subscription = Some(subscription);
-        self.set_metadata(metadata);
+        self.set_metadata(metadata, started);
         self.join_pending = true;
         Ok(())
     }
@@ -169,6 +187,7 @@ impl Consumer {
             while let Some(event) = self.events.pop_front() {
                 match event {
                     GroupEvent::Assigned { partitions, .. } => {
+                        self.joined = true;
                         self.assignment = partitions
                             .into_iter()
                             .map(|p| (p, Place::Unknown))
@@ -278,9 +297,22 @@ impl Consumer {
         self.assignment.keys().cloned().collect()
     }
 
+    /// Whether the group gave this member its partitions (maybe none) at least once.
+    pub fn has_joined(&self) -> bool {
+        self.joined
+    }
+
+    /// Asks for a fresh look at the subscribed topics' partitions in the next round (at most
+    /// every 200 ms); [`Self::subscribed_partitions`] tells what it found.
+    pub fn look_up_partitions(&self) {
+        self.want_metadata.store(true, Ordering::Release);
+    }
+
     /// Whether every assigned partition has been handed out to its end (as last fetched).
     pub fn at_end(&self) -> bool {
-        self.assignment.keys().all(|tp| {
+        self.joined
+            && self.buffered.is_empty()
+            && self.assignment.keys().all(|tp| {
             matches!((self.delivered.get(tp), self.ends.get(tp)), (Some(d), Some(e)) if d >= e)
         })
     }
@@ -342,9 +374,9 @@ impl Consumer {
         }
     }
 
-    fn set_metadata(&mut self, metadata: Metadata) {
+    fn set_metadata(&mut self, metadata: Metadata, started: std::time::Instant) {
         self.metadata = metadata;
-        self.metadata_at = Some(std::time::Instant::now());
+        self.metadata_at = Some(started);
         self.metadata_stale = false;
     }
 
@@ -403,10 +435,25 @@ impl Consumer {
         let Some(mut brokers) = self.brokers.take() else {
             return;
         };
+        let age = self.metadata_at.map(|at| at.elapsed());
+        let missing = self
+            .topics
+            .iter()
+            .any(|t| !self.metadata.leaders.contains_key(t));
         let refresh = self.metadata_stale
-            || self
-                .metadata_at
-                .is_none_or(|at| at.elapsed() >= self.config.metadata_max_age);
+            || age.is_none_or(|a| {
+                a >= self.config.metadata_max_age
+                    || (missing && a >= self.missing_backoff)
+                    || (a >= METADATA_MIN_INTERVAL && self.want_metadata.load(Ordering::Acquire))
+            });
+        if refresh {
+            self.want_metadata.store(false, Ordering::Release);
+            self.missing_backoff = if missing {
+                (self.missing_backoff * 2).min(MISSING_MAX)
+            } else {
+                MISSING_FIRST
+            };
+        }
         let resets: Vec<Partition> = self
             .assignment
             .iter()
@@ -445,11 +492,12 @@ impl Consumer {
                 if stale {
                     tokio::time::sleep(config.retry_backoff).await;
                 }
+                let started = std::time::Instant::now();
                 let m = brokers.metadata(topics.as_deref(), false).await;
                 if let Ok(m) = &m {
                     metadata = m.clone();
                 }
-                round.metadata = Some(m);
+                round.metadata = Some((m, started));
             }
             if !resets.is_empty() {
                 let at = match config.offset_reset {
@@ -495,16 +543,16 @@ impl Consumer {
     fn integrate(&mut self, round: Round) -> Result<(), ConsumerError> {
         self.brokers = Some(round.brokers);
         match round.metadata {
-            Some(Ok(m)) => {
+            Some((Ok(m), started)) => {
                 let before = self.partition_counts();
-                self.set_metadata(m);
+                self.set_metadata(m, started);
                 let topics = self.subscribed_topics();
                 if topics != self.topics || self.partition_counts() != before {
                     // New topics match the pattern, or partitions were added: rejoin.
                     self.events.push_back(GroupEvent::RejoinNeeded);
                 }
             }
-            Some(Err(e)) => {
+            Some((Err(e), _)) => {
                 tracing::debug!(group = %self.config.group_id, "metadata refresh failed: {e}");
                 self.metadata_stale = true;
             }

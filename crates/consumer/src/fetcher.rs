@@ -18,7 +18,7 @@ use crate::brokers::{Brokers, Metadata, Partition};
 use crate::config::ConsumerConfig;
 
 /// What a fetch found for one partition.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Fetched {
     /// Records (maybe none) and where the partition ends.
     Records {
@@ -70,8 +70,8 @@ pub async fn fetch(
         let conn = match brokers.connection(leader).await {
             Ok(_) => brokers
                 .take_connection(leader)
-                .ok_or_else(|| format!("no connection to broker {leader}")),
-            Err(e) => Err(e.to_string()),
+                .ok_or_else(|| Fetched::Stale(format!("no connection to broker {leader}"))),
+            Err(e) => Err(failure(&e)),
         };
         match conn {
             Ok(conn) => {
@@ -82,11 +82,7 @@ pub async fn fetch(
                     (leader, conn, parts, result)
                 });
             }
-            Err(e) => out.extend(
-                parts
-                    .into_iter()
-                    .map(|(tp, o)| (tp, o, Fetched::Stale(e.clone()))),
-            ),
+            Err(e) => out.extend(parts.into_iter().map(|(tp, o)| (tp, o, e.clone()))),
         }
     }
     while let Some(joined) = tasks.join_next().await {
@@ -98,14 +94,21 @@ pub async fn fetch(
                 brokers.put_connection(leader, conn);
                 out.extend(fetched);
             }
-            Err(e) => out.extend(
-                parts
-                    .into_iter()
-                    .map(|(tp, o)| (tp, o, Fetched::Stale(e.to_string()))),
-            ),
+            Err(e) => out.extend(parts.into_iter().map(|(tp, o)| (tp, o, failure(&e)))),
         }
     }
     out
+}
+
+/// A failed request: a refused login or TLS handshake is for good, anything else is retried
+/// after a metadata refresh.
+fn failure(e: &MembershipError) -> Fetched {
+    match e {
+        MembershipError::Auth(reason) => {
+            Fetched::Failed(format!("Kafka refused the connection: {reason}"))
+        }
+        e => Fetched::Stale(e.to_string()),
+    }
 }
 
 async fn fetch_from(

@@ -284,6 +284,12 @@ impl GroupTask {
                     });
                     return;
                 }
+                Err(MembershipError::Auth(reason)) => {
+                    self.emit(GroupEvent::Failed(format!(
+                        "Kafka refused the connection: {reason}"
+                    )));
+                    return;
+                }
                 Err(e) => {
                     if e.code() == Some(INCONSISTENT_GROUP_PROTOCOL) {
                         self.emit(GroupEvent::Failed(format!(

@@ -13,7 +13,7 @@ use crate::security::{SaslCredentials, SaslMechanism};
 
 /// The first client message of `creds`' mechanism and the state for the next round.
 pub(crate) enum Exchange {
-    /// PLAIN: a single message.
+    /// PLAIN or OAUTHBEARER: a single message.
     Plain,
     /// SCRAM: waiting for the server-first message.
     Scram {
@@ -33,6 +33,17 @@ pub(crate) fn start(creds: &SaslCredentials) -> Result<(Exchange, Vec<u8>), Memb
             msg.push(0);
             msg.extend_from_slice(creds.password.as_bytes());
             Ok((Exchange::Plain, msg))
+        }
+        SaslMechanism::OauthBearer => {
+            let token = unsecured_token(
+                &creds.username,
+                creds.unsecured_jwt.as_ref().cloned().unwrap_or_default(),
+            );
+            // RFC 7628's client initial response, as Kafka's OAuthBearerSaslClient sends it.
+            Ok((
+                Exchange::Plain,
+                format!("n,,\x01auth=Bearer {token}\x01\x01").into_bytes(),
+            ))
         }
         SaslMechanism::ScramSha256 | SaslMechanism::ScramSha512 => {
             let mut raw = [0u8; 24];
@@ -141,6 +152,48 @@ fn auth(msg: String) -> MembershipError {
     MembershipError::Auth(msg)
 }
 
+/// An unsecured JWS (`alg: none`, no signature) for `principal`, valid from now on for the
+/// token's lifetime.
+fn unsecured_token(principal: &str, claims: crate::security::UnsecuredJwt) -> String {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mut payload = format!(
+        "{{\"iat\":{now},\"exp\":{},{}:{}",
+        now + claims.lifetime_seconds,
+        json_string(&claims.principal_claim),
+        json_string(principal)
+    );
+    if !claims.scope.is_empty() {
+        let scope: Vec<String> = claims.scope.iter().map(|s| json_string(s)).collect();
+        payload.push_str(&format!(",\"scope\":[{}]", scope.join(",")));
+    }
+    payload.push('}');
+    format!(
+        "{}.{}.",
+        B64URL.encode(br#"{"alg":"none"}"#),
+        B64URL.encode(payload)
+    )
+}
+
+/// `s` as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,8 +231,26 @@ mod tests {
             mechanism: SaslMechanism::Plain,
             username: "u".into(),
             password: "p".into(),
+            unsecured_jwt: None,
         };
         assert_eq!(start(&creds).unwrap().1, b"\0u\0p");
+        let oauth = SaslCredentials {
+            mechanism: SaslMechanism::OauthBearer,
+            username: "al\"ice".into(),
+            password: String::new(),
+            unsecured_jwt: Some(crate::security::UnsecuredJwt::default()),
+        };
+        let msg = String::from_utf8(start(&oauth).unwrap().1).unwrap();
+        let token = msg
+            .strip_prefix("n,,\x01auth=Bearer ")
+            .and_then(|m| m.strip_suffix("\x01\x01"))
+            .unwrap();
+        let parts: Vec<&str> = token.split('.').collect();
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
+        let payload = String::from_utf8(B64URL.decode(parts[1]).unwrap()).unwrap();
+        assert_eq!(B64URL.decode(parts[0]).unwrap(), br#"{"alg":"none"}"#);
+        assert!(payload.contains(r#""sub":"al\"ice""#), "{payload}");
+        assert_eq!(parts[2], "", "no signature");
         assert_eq!(scram_name("a=b,c"), "a=3Db=2Cc");
     }
 }

@@ -16,6 +16,8 @@ pub enum SaslMechanism {
     ScramSha256,
     /// `SCRAM-SHA-512`.
     ScramSha512,
+    /// `OAUTHBEARER` (RFC 7628) with an unsecured token ([`UnsecuredJwt`]).
+    OauthBearer,
 }
 
 impl SaslMechanism {
@@ -25,6 +27,7 @@ impl SaslMechanism {
             Self::Plain => "PLAIN",
             Self::ScramSha256 => "SCRAM-SHA-256",
             Self::ScramSha512 => "SCRAM-SHA-512",
+            Self::OauthBearer => "OAUTHBEARER",
         }
     }
 
@@ -34,9 +37,10 @@ impl SaslMechanism {
             "PLAIN" => Ok(Self::Plain),
             "SCRAM-SHA-256" => Ok(Self::ScramSha256),
             "SCRAM-SHA-512" => Ok(Self::ScramSha512),
+            "OAUTHBEARER" => Ok(Self::OauthBearer),
             other => Err(MembershipError::Config(format!(
                 "sasl.mechanism {other} is not supported by the worker group client \
-                 (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"
+                 (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)"
             ))),
         }
     }
@@ -51,6 +55,32 @@ pub struct SaslCredentials {
     pub username: String,
     /// The password.
     pub password: String,
+    /// OAUTHBEARER: the claims of the unsecured token made for each login (`username` is the
+    /// principal).
+    pub unsecured_jwt: Option<UnsecuredJwt>,
+}
+
+/// The claims of an unsecured OAUTHBEARER token (Kafka's `OAuthBearerLoginModule` with
+/// `unsecuredLoginStringClaim_sub`, librdkafka's `enable.sasl.oauthbearer.unsecure.jwt`): for
+/// development and test clusters, which accept tokens signed by no one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsecuredJwt {
+    /// The claim that names the principal (`unsecuredLoginPrincipalClaimName`, `sub`).
+    pub principal_claim: String,
+    /// How long a token is valid (`unsecuredLoginLifetimeSeconds`, 3600).
+    pub lifetime_seconds: u64,
+    /// The `scope` claim (`unsecuredLoginListClaim_scope`), when given.
+    pub scope: Vec<String>,
+}
+
+impl Default for UnsecuredJwt {
+    fn default() -> Self {
+        Self {
+            principal_claim: "sub".to_owned(),
+            lifetime_seconds: 3600,
+            scope: Vec::new(),
+        }
+    }
 }
 
 impl fmt::Debug for SaslCredentials {
@@ -118,6 +148,7 @@ mod tests {
             mechanism: SaslMechanism::Plain,
             username: "alice".into(),
             password: "s3cret-pw".into(),
+            unsecured_jwt: None,
         };
         let shown = format!(
             "{:?}",

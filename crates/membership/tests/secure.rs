@@ -58,6 +58,7 @@ fn sasl(mechanism: SaslMechanism, password: &str) -> SaslCredentials {
         mechanism,
         username: get("sasl.user"),
         password: password.to_owned(),
+        unsecured_jwt: None,
     }
 }
 

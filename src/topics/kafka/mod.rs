@@ -5,12 +5,15 @@
 //! the connector's `producer.override.*` / `consumer.override.*`, over forced defaults. Source
 //! producers use acks=all, an infinite delivery timeout and the murmur2 partitioner like Kafka
 //! Connect's, but go through the idempotent producer with up to 5 requests in flight (order kept
-//! by idempotence) instead of one request in flight.
+//! by idempotence) instead of one request in flight; tasks without overrides share one
+//! ([`shared_clients`]). Sink tasks are consumer group members on tokio
+//! ([`group_consumer`], `connect-consumer`), not librdkafka clients.
 
 pub mod client_config;
-pub mod consumer;
 pub mod group_admin;
+pub mod group_consumer;
 pub mod internal;
+pub mod member_security;
 pub mod producer;
 pub mod refusal;
 pub mod security;
@@ -22,7 +25,7 @@ use std::sync::Arc;
 
 use connect_api::ConfigMap;
 
-pub use consumer::KafkaConsumer;
+pub use group_consumer::GroupConsumer;
 pub use producer::KafkaProducer;
 
 use super::{
@@ -152,7 +155,7 @@ impl TopicBackend for KafkaBackend {
         _members: usize,
     ) -> Result<Box<dyn TopicConsumer>, TopicError> {
         // Kafka's group coordinator assigns the partitions among the members.
-        Ok(Box::new(KafkaConsumer::new(
+        Ok(Box::new(group_consumer::GroupConsumer::new(
             &self.bootstrap_servers,
             &self.consumer_props,
             spec,
