@@ -160,9 +160,7 @@ fn a_member_reads_every_codec_exactly_and_two_members_share_the_partitions() {
 
         let group = Broker::unique("native-group");
         let mut a = Consumer::new(config(&broker, &group));
-        a.subscribe(Subscription::Topics(vec![topic.clone()]))
-            .await
-            .unwrap();
+        a.subscribe(Subscription::Topics(vec![topic.clone()])).await;
         let got = read(&mut a, total).await;
         let mut got_seen: Vec<Seen> = got.iter().map(|(_, r)| seen(r)).collect();
         got_seen.sort();
@@ -196,9 +194,7 @@ fn a_member_reads_every_codec_exactly_and_two_members_share_the_partitions() {
             "{committed:?}"
         );
         let mut b = Consumer::new(config(&broker, &group));
-        b.subscribe(Subscription::Topics(vec![topic.clone()]))
-            .await
-            .unwrap();
+        b.subscribe(Subscription::Topics(vec![topic.clone()])).await;
         let mut reread: Vec<(Key, i64)> = Vec::new();
         let mut revoked = None;
         let deadline = tokio::time::Instant::now() + WAIT;
@@ -308,8 +304,7 @@ fn read_committed_leaves_aborted_transactions_out() {
         committed_config.read_committed = true;
         let mut rc = Consumer::new(committed_config);
         rc.subscribe(Subscription::Topics(vec![topic.clone()]))
-            .await
-            .unwrap();
+            .await;
         let got = values(read(&mut rc, 7).await);
         let want: Vec<String> = (0..3)
             .map(|i| format!("committed-{i}"))
@@ -322,8 +317,7 @@ fn read_committed_leaves_aborted_transactions_out() {
         assert!(rc.at_end());
         let mut ru = Consumer::new(config(&broker, &Broker::unique("native-ru")));
         ru.subscribe(Subscription::Topics(vec![topic.clone()]))
-            .await
-            .unwrap();
+            .await;
         assert_eq!(
             read(&mut ru, 14).await.len(),
             14,

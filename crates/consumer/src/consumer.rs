@@ -91,6 +91,8 @@ pub struct Consumer {
     failure: Option<String>,
     /// Whether the group gave this member an assignment (maybe empty) once.
     joined: bool,
+    /// Whether a join is asked for or under way (the assignment is not known).
+    rejoining: bool,
     /// Whether the owner asked for a fresh look at the subscribed topics' partitions.
     want_metadata: AtomicBool,
     /// While a subscribed topic does not exist: how long until the next look for it.
@@ -146,28 +148,31 @@ impl Consumer {
             events: VecDeque::new(),
             failure: None,
             joined: false,
+            rejoining: false,
             want_metadata: AtomicBool::new(false),
             missing_backoff: MISSING_FIRST,
         }
     }
 
     /// Subscribes (asking the broker to create absent topics when allowed) and joins at the
-    /// next poll.
-    ///
-    /// # Errors
-    /// When no broker answers.
-    pub async fn subscribe(&mut self, subscription: Subscription) -> Result<(), ConsumerError> {
+    /// next poll. A cluster that does not answer yet is asked again by the polls.
+    pub async fn subscribe(&mut self, subscription: Subscription) {
         let create = self.config.allow_auto_create_topics;
         let started = std::time::Instant::now();
         let brokers = self.brokers().await;
         let metadata = match &subscription {
-            Subscription::Topics(t) => brokers.metadata(Some(t), create).await?,
-            Subscription::Pattern(_) => brokers.metadata(None, false).await?,
+            Subscription::Topics(t) => brokers.metadata(Some(t), create).await,
+            Subscription::Pattern(_) => brokers.metadata(None, false).await,
         };
         self.subscription = Some(subscription);
-        self.set_metadata(metadata, started);
+        match metadata {
+            Ok(m) => self.set_metadata(m, started),
+            Err(e) => {
+                tracing::debug!(group = %self.config.group_id, "metadata lookup failed: {e}");
+                self.metadata_stale = true;
+            }
+        }
         self.join_pending = true;
-        Ok(())
     }
 
     /// Hands out up to `max` records, waiting up to `timeout` for some; joins and rejoins the
@@ -188,6 +193,7 @@ impl Consumer {
                 match event {
                     GroupEvent::Assigned { partitions, .. } => {
                         self.joined = true;
+                        self.rejoining = false;
                         self.assignment = partitions
                             .into_iter()
                             .map(|p| (p, Place::Unknown))
@@ -211,6 +217,7 @@ impl Consumer {
             }
             if self.join_pending && self.subscription.is_some() {
                 self.join_pending = false;
+                self.rejoining = true;
                 self.topics = self.subscribed_topics();
                 self.group.join(self.topics.clone());
             }
@@ -311,6 +318,8 @@ impl Consumer {
     /// Whether every assigned partition has been handed out to its end (as last fetched).
     pub fn at_end(&self) -> bool {
         self.joined
+            && !self.rejoining
+            && !self.join_pending
             && self.buffered.is_empty()
             && self.assignment.keys().all(|tp| {
             matches!((self.delivered.get(tp), self.ends.get(tp)), (Some(d), Some(e)) if d >= e)
@@ -476,9 +485,12 @@ impl Consumer {
         }
         let config = self.config.clone();
         let mut metadata = self.metadata.clone();
-        let topics = match &self.subscription {
-            Some(Subscription::Pattern(_)) => None,
-            _ => Some(self.topics.clone()),
+        let (topics, create) = match &self.subscription {
+            Some(Subscription::Pattern(_)) => (None, false),
+            _ => (
+                Some(self.topics.clone()),
+                self.config.allow_auto_create_topics,
+            ),
         };
         let stale = self.metadata_stale;
         self.round = Some(tokio::spawn(async move {
@@ -493,7 +505,7 @@ impl Consumer {
                     tokio::time::sleep(config.retry_backoff).await;
                 }
                 let started = std::time::Instant::now();
-                let m = brokers.metadata(topics.as_deref(), false).await;
+                let m = brokers.metadata(topics.as_deref(), create).await;
                 if let Ok(m) = &m {
                     metadata = m.clone();
                 }

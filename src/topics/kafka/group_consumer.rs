@@ -239,10 +239,8 @@ impl TopicConsumer for GroupConsumer {
                 }))
             }
         };
-        inner
-            .subscribe(subscription)
-            .await
-            .map_err(|e| TopicError::Retriable(format!("Could not subscribe: {e}")))
+        inner.subscribe(subscription).await;
+        Ok(())
     }
 
     async fn poll(
