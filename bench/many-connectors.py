@@ -120,7 +120,8 @@ def run_one(system, args, run_dir, bootstrap, libs):
     d = os.path.join(run_dir, system)
     os.makedirs(d)
     port = free_port()
-    topic = f"many-{os.path.basename(run_dir)}-{system}"
+    # The run id and round: a topic no earlier run wrote.
+    topic = f"many-{os.path.basename(os.path.dirname(run_dir))}-{os.path.basename(run_dir)}-{system}"
     with open(f"{d}/worker.properties", "w") as f:
         f.write(
             f"bootstrap.servers={bootstrap}\nlisteners=http://127.0.0.1:{port}\n"

@@ -18,6 +18,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // only: the test binaries that link the library do not carry them.
 include!(concat!(env!("OUT_DIR"), "/plugin_host_bundle.rs"));
 
+/// Threads of the runtime's blocking pool at most.
+const BLOCKING_THREADS: usize = 32;
+
 fn main() -> ExitCode {
     connect_rs::plugin_host::bundle::set_bundle(&PLUGIN_HOST_BUNDLE);
     // `--version` also says whether this binary can run Java plugins.
@@ -44,6 +47,10 @@ fn main() -> ExitCode {
     commands::init_logging(cli.log_level.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Tasks do their file and librdkafka calls on the blocking pool; tokio's default bound
+        // (512) let a worker with hundreds of FileStream connectors grow a thread per busy task
+        // (issue 33: the threads must not grow with the connectors). Calls queue beyond this.
+        .max_blocking_threads(BLOCKING_THREADS)
         .build()
     {
         Ok(rt) => rt,

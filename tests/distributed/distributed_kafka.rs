@@ -364,6 +364,26 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
     let files = outputs(&[&cluster], "out.txt");
     let seen = wait_delivered(&files, 20_000, COPY);
     assert_exactly_once(&seen, 20_000, "the 3-worker copy");
+    // Kafka's own tool sees the sink's group: each partition read by one of the tasks' members
+    // (spread over the workers as the tasks are), its offset committed.
+    let described = topic_broker.tools(
+        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+        &[
+            "--bootstrap-server",
+            topic_broker.bootstrap(),
+            "--describe",
+            "--group",
+            "connect-dst",
+        ],
+    );
+    let text = String::from_utf8_lossy(&described.stdout);
+    let members: BTreeSet<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|c| c.len() > 8 && c[1] == topic && c[6] != "-")
+        .map(|c| c[6])
+        .collect();
+    assert_eq!(members.len(), SINK_TASKS, "a member per sink task: {text}");
     for c in ["src", "dst"] {
         cluster.converged_status(c, Duration::from_secs(10), |s| {
             s["connector"]["state"] == "RUNNING"

@@ -12,5 +12,6 @@ mod kafka_file;
 mod kafka_harness;
 mod kafka_security;
 mod kafka_topic_log;
+mod many_connectors;
 mod native_consumer;
 mod shared_producer;

@@ -86,7 +86,8 @@ pub struct Consumer {
     paused: BTreeSet<Partition>,
     /// The high watermark (last stable offset with `read_committed`) per partition.
     ends: BTreeMap<Partition, i64>,
-    buffered: VecDeque<(Partition, FetchedRecord)>,
+    /// Records fetched and not handed out yet, per partition.
+    buffered: BTreeMap<Partition, VecDeque<FetchedRecord>>,
     events: VecDeque<GroupEvent>,
     failure: Option<String>,
     /// Whether the group gave this member an assignment (maybe empty) once.
@@ -144,7 +145,7 @@ impl Consumer {
             delivered: BTreeMap::new(),
             paused: BTreeSet::new(),
             ends: BTreeMap::new(),
-            buffered: VecDeque::new(),
+            buffered: BTreeMap::new(),
             events: VecDeque::new(),
             failure: None,
             joined: false,
@@ -274,7 +275,7 @@ impl Consumer {
         if let Some(place) = self.assignment.get_mut(tp) {
             *place = Place::At(offset);
             self.delivered.insert(tp.clone(), offset);
-            self.buffered.retain(|(p, _)| p != tp);
+            self.buffered.remove(tp);
         }
     }
 
@@ -287,7 +288,7 @@ impl Consumer {
                 {
                     *place = Place::At(*at);
                 }
-                self.buffered.retain(|(p, _)| p != tp);
+                self.buffered.remove(tp);
             }
         }
     }
@@ -400,7 +401,20 @@ impl Consumer {
         if unknown.is_empty() {
             return Ok(());
         }
-        let committed = self.group.committed(unknown.clone()).await?;
+        let committed = match self.group.committed(unknown.clone()).await {
+            Ok(c) => c,
+            Err(MembershipError::Auth(reason)) => {
+                return Err(ConsumerError::Failed(format!(
+                    "Kafka refused the connection: {reason}"
+                )))
+            }
+            Err(e) => {
+                // The coordinator is loading, moving, or has a transaction's offsets pending:
+                // the next poll asks again.
+                tracing::debug!(group = %self.config.group_id, "committed offsets lookup failed: {e}");
+                return Ok(());
+            }
+        };
         for tp in unknown {
             let place = match committed.get(&tp) {
                 Some((offset, _)) => Place::At(*offset),
@@ -419,19 +433,29 @@ impl Consumer {
     /// Hands out up to `max` buffered records of partitions still assigned and not paused.
     fn take_buffered(&mut self, max: usize) -> Vec<(Partition, FetchedRecord)> {
         let mut out = Vec::new();
-        while out.len() < max {
-            let Some((tp, record)) = self.buffered.pop_front() else {
+        for (tp, records) in &mut self.buffered {
+            if out.len() >= max {
                 break;
-            };
-            let Some(next) = self.delivered.get_mut(&tp) else {
+            }
+            let Some(next) = self.delivered.get_mut(tp) else {
+                records.clear();
                 continue;
             };
-            if record.offset < *next || self.paused.contains(&tp) {
+            if self.paused.contains(tp) {
                 continue;
             }
-            *next = record.offset + 1;
-            out.push((tp, record));
+            while out.len() < max {
+                let Some(record) = records.pop_front() else {
+                    break;
+                };
+                if record.offset < *next {
+                    continue;
+                }
+                *next = record.offset + 1;
+                out.push((tp.clone(), record));
+            }
         }
+        self.buffered.retain(|_, r| !r.is_empty());
         out
     }
 
@@ -469,11 +493,10 @@ impl Consumer {
             .filter(|(_, p)| **p == Place::Reset)
             .map(|(tp, _)| tp.clone())
             .collect();
-        let with_buffered: BTreeSet<&Partition> = self.buffered.iter().map(|(tp, _)| tp).collect();
         let wanted: Vec<(Partition, i64)> = self
             .assignment
             .iter()
-            .filter(|(tp, _)| !self.paused.contains(*tp) && !with_buffered.contains(tp))
+            .filter(|(tp, _)| !self.paused.contains(*tp) && !self.buffered.contains_key(*tp))
             .filter_map(|(tp, p)| match p {
                 Place::At(o) => Some((tp.clone(), *o)),
                 _ => None,
@@ -623,8 +646,9 @@ impl Consumer {
                         // Control records or aborted transactions only: nothing to hand out.
                         self.delivered.insert(tp.clone(), next);
                     }
-                    self.buffered
-                        .extend(records.into_iter().map(|r| (tp.clone(), r)));
+                    if !records.is_empty() {
+                        self.buffered.entry(tp).or_default().extend(records);
+                    }
                 }
                 Fetched::OutOfRange => {
                     tracing::info!(group = %self.config.group_id, topic = %tp.0, partition = tp.1, offset = from, "Fetch position out of range; resetting it as auto.offset.reset says.");

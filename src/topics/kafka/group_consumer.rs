@@ -44,6 +44,9 @@ const READ: &[&str] = &[
     "max.poll.records",
 ];
 
+/// `max.partition.fetch.bytes` of a sink task's member unless set (Java's default: 1 MiB).
+pub const SINK_PARTITION_FETCH_BYTES: i32 = 256 * 1024;
+
 /// The member's settings: Kafka Connect's sink defaults, then the worker's `consumer.*`
 /// (`worker_props`), then the connector's `consumer.override.*`; `group` is the group.
 ///
@@ -67,6 +70,10 @@ pub fn member_config(
     // Only committed records (as before with librdkafka): a sink reading an exactly-once
     // source's topic sees each record once and never an aborted one.
     config.read_committed = true;
+    // A fetch brings at most what a few polls of the task take (the Java default, 1 MiB, is
+    // about 10,000 records of 100 bytes): what a member holds is what a worker with hundreds
+    // of sinks holds hundreds of times.
+    config.max_partition_fetch_bytes = SINK_PARTITION_FETCH_BYTES;
     config.security = member_security::security(&merged).map_err(|e| {
         TopicError::Other(format!(
             "Invalid value for 'consumer.{}': {}",
