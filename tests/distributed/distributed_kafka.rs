@@ -366,6 +366,7 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
     assert_exactly_once(&seen, 20_000, "the 3-worker copy");
     // Kafka's own tool sees the sink's group: each partition read by one of the tasks' members
     // (spread over the workers as the tasks are), its offset committed.
+    let group = format!("{topic}-out.txt");
     let described = topic_broker.tools(
         "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
         &[
@@ -373,7 +374,7 @@ fn three_workers_share_the_tasks(spec: ClusterSpec, topic_broker: &Broker) -> Cl
             topic_broker.bootstrap(),
             "--describe",
             "--group",
-            "connect-dst",
+            &group,
         ],
     );
     let text = String::from_utf8_lossy(&described.stdout);

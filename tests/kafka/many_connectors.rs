@@ -20,7 +20,10 @@ const LINES: usize = 20;
 /// Threads of process `pid`, counted by name.
 fn threads(pid: u32) -> BTreeMap<String, usize> {
     let mut names = BTreeMap::new();
-    for t in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
         let name = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
         *names.entry(name.trim().to_owned()).or_insert(0) += 1;
     }
